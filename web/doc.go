@@ -1,0 +1,2 @@
+// Package web embeds the dashboard's templates and static assets.
+package web
