@@ -1,0 +1,246 @@
+package harness
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"sort"
+	"strings"
+)
+
+// Repo reads and caches the harness files of one repository tree.
+type Repo struct {
+	fsys      fs.FS
+	workflows map[string]*Workflow
+	taskfiles map[string]*Taskfile
+	makefiles map[string]*Makefile
+	scripts   map[string]*Script
+	packages  map[string]*PackageJSON
+	errs      map[string]error
+}
+
+// NewRepo returns a Repo over fsys, the repository tree at the run's commit.
+func NewRepo(fsys fs.FS) *Repo {
+	return &Repo{
+		fsys:      fsys,
+		workflows: map[string]*Workflow{},
+		taskfiles: map[string]*Taskfile{},
+		makefiles: map[string]*Makefile{},
+		scripts:   map[string]*Script{},
+		packages:  map[string]*PackageJSON{},
+		errs:      map[string]error{},
+	}
+}
+
+// FS returns the repository tree.
+func (r *Repo) FS() fs.FS { return r.fsys }
+
+// ReadFile reads a repository file, refusing files above MaxFileBytes and
+// paths that leave the tree.
+func (r *Repo) ReadFile(p string) ([]byte, error) {
+	p = cleanPath(p)
+	if p == "" || !fs.ValidPath(p) {
+		return nil, fmt.Errorf("read %q: %w", p, fs.ErrInvalid)
+	}
+	st, err := fs.Stat(r.fsys, p)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	if st.IsDir() {
+		return nil, fmt.Errorf("read %s: is a directory", p)
+	}
+	if st.Size() > MaxFileBytes {
+		return nil, fmt.Errorf("read %s: %w", p, ErrTooLarge)
+	}
+	data, err := fs.ReadFile(r.fsys, p)
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	return data, nil
+}
+
+// Exists reports whether a regular file exists at p.
+func (r *Repo) Exists(p string) bool {
+	p = cleanPath(p)
+	if p == "" || !fs.ValidPath(p) {
+		return false
+	}
+	st, err := fs.Stat(r.fsys, p)
+	return err == nil && !st.IsDir()
+}
+
+// cleanPath makes a repository-relative slash path; it returns "" for paths
+// that escape the tree.
+func cleanPath(p string) string {
+	p = strings.TrimPrefix(path.Clean("/"+strings.TrimPrefix(p, "./")), "/")
+	if p == "" || p == "." {
+		return ""
+	}
+	return p
+}
+
+// Workflow returns the parsed workflow at p.
+func (r *Repo) Workflow(p string) (*Workflow, error) {
+	p = cleanPath(p)
+	if wf, ok := r.workflows[p]; ok {
+		return wf, r.errs[p]
+	}
+	data, err := r.ReadFile(p)
+	var wf *Workflow
+	if err == nil {
+		wf, err = ParseWorkflow(p, data)
+	}
+	r.workflows[p], r.errs[p] = wf, err
+	return wf, err
+}
+
+// Workflows returns every parseable workflow under .github/workflows, sorted
+// by path.
+func (r *Repo) Workflows() []*Workflow {
+	entries, err := fs.ReadDir(r.fsys, ".github/workflows")
+	if err != nil {
+		return nil
+	}
+	var out []*Workflow
+	for _, e := range entries {
+		n := e.Name()
+		if e.IsDir() || !(strings.HasSuffix(n, ".yml") || strings.HasSuffix(n, ".yaml")) {
+			continue
+		}
+		if wf, err := r.Workflow(".github/workflows/" + n); err == nil {
+			out = append(out, wf)
+		}
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].Path < out[j].Path })
+	return out
+}
+
+// Taskfile returns the parsed Taskfile at p.
+func (r *Repo) Taskfile(p string) (*Taskfile, error) {
+	p = cleanPath(p)
+	if tf, ok := r.taskfiles[p]; ok {
+		return tf, r.errs[p]
+	}
+	data, err := r.ReadFile(p)
+	var tf *Taskfile
+	if err == nil {
+		tf, err = ParseTaskfile(p, data)
+	}
+	r.taskfiles[p], r.errs[p] = tf, err
+	return tf, err
+}
+
+// FindTaskfile returns the Taskfile task would use in dir.
+func (r *Repo) FindTaskfile(dir string) (*Taskfile, error) {
+	for _, n := range taskfileNames {
+		p := path.Join(dir, n)
+		if r.Exists(p) {
+			return r.Taskfile(p)
+		}
+	}
+	return nil, fmt.Errorf("no Taskfile in %q: %w", dir, fs.ErrNotExist)
+}
+
+// Makefile returns the parsed Makefile at p.
+func (r *Repo) Makefile(p string) (*Makefile, error) {
+	p = cleanPath(p)
+	if mf, ok := r.makefiles[p]; ok {
+		return mf, r.errs[p]
+	}
+	data, err := r.ReadFile(p)
+	var mf *Makefile
+	if err == nil {
+		mf, err = ParseMakefile(p, data)
+	}
+	r.makefiles[p], r.errs[p] = mf, err
+	return mf, err
+}
+
+// FindMakefile returns the Makefile make would use in dir.
+func (r *Repo) FindMakefile(dir string) (*Makefile, error) {
+	for _, n := range []string{"GNUmakefile", "makefile", "Makefile"} {
+		p := path.Join(dir, n)
+		if r.Exists(p) {
+			return r.Makefile(p)
+		}
+	}
+	return nil, fmt.Errorf("no Makefile in %q: %w", dir, fs.ErrNotExist)
+}
+
+// Script returns the parsed shell script at p.
+func (r *Repo) Script(p string) (*Script, error) {
+	p = cleanPath(p)
+	if s, ok := r.scripts[p]; ok {
+		return s, r.errs[p]
+	}
+	data, err := r.ReadFile(p)
+	var s *Script
+	if err == nil {
+		s = ParseShell(p, 1, string(data))
+		err = s.Err
+	}
+	r.scripts[p], r.errs[p] = s, err
+	return s, err
+}
+
+// PackageJSON is the scripts section of a package.json with line numbers.
+type PackageJSON struct {
+	Path    string
+	Scripts map[string]Value
+}
+
+// Package returns the package.json in dir.
+func (r *Repo) Package(dir string) (*PackageJSON, error) {
+	p := cleanPath(path.Join(dir, "package.json"))
+	if pj, ok := r.packages[p]; ok {
+		return pj, r.errs[p]
+	}
+	data, err := r.ReadFile(p)
+	var pj *PackageJSON
+	if err == nil {
+		pj, err = parsePackageJSON(p, data)
+	}
+	r.packages[p], r.errs[p] = pj, err
+	return pj, err
+}
+
+func parsePackageJSON(p string, data []byte) (*PackageJSON, error) {
+	var doc struct {
+		Scripts map[string]string `json:"scripts"`
+	}
+	if err := json.Unmarshal(data, &doc); err != nil {
+		return nil, fmt.Errorf("parse %s: %w", p, err)
+	}
+	pj := &PackageJSON{Path: p, Scripts: map[string]Value{}}
+	lines := strings.Split(string(data), "\n")
+	inScripts := false
+	for i, l := range lines {
+		t := strings.TrimSpace(l)
+		if strings.HasPrefix(t, `"scripts"`) {
+			inScripts = true
+			continue
+		}
+		if !inScripts {
+			continue
+		}
+		if strings.HasPrefix(t, "}") {
+			break
+		}
+		for name, cmd := range doc.Scripts {
+			if strings.HasPrefix(t, `"`+name+`"`) {
+				pj.Scripts[name] = Value{Text: cmd, Line: i + 1}
+			}
+		}
+	}
+	for name, cmd := range doc.Scripts {
+		if _, ok := pj.Scripts[name]; !ok {
+			pj.Scripts[name] = Value{Text: cmd}
+		}
+	}
+	return pj, nil
+}
+
+// errNotHarness marks a command that is not a call into the harness.
+var errNotHarness = errors.New("not a harness call")

@@ -1,0 +1,224 @@
+package harness
+
+import (
+	"path"
+	"regexp"
+	"strings"
+)
+
+// Bounds of one resolution.
+const (
+	maxResolveDepth = 14
+	maxResolveNodes = 20000
+)
+
+var templateVar = regexp.MustCompile(`\{\{\s*\.[A-Za-z_][A-Za-z0-9_]*\s*\}\}`)
+
+// resolver builds one execution tree.
+type resolver struct {
+	repo  *Repo
+	nodes int
+	// active holds the (file, symbol) pairs on the current path, for cycles.
+	active map[string]bool
+}
+
+// ResolveStep builds the execution tree of a workflow step: its run: script
+// and everything it calls in the repository.
+func (r *Repo) ResolveStep(wf *Workflow, job *Job, step *Step) *Node {
+	root := &Node{Kind: NodeStep, File: wf.Path, Line: step.Line, EndLine: step.EndLine,
+		Symbol: step.DisplayName(), Step: step, Job: job}
+	root.Dir = firstNonEmpty(step.WorkingDirectory, job.DefaultWorkDir, wf.DefaultWorkDir)
+	root.Vars = map[string]string{}
+	if step.Run == "" {
+		return root
+	}
+	rs := &resolver{repo: r, active: map[string]bool{}}
+	sh := ParseShell(wf.Path, step.RunLine, step.Run)
+	root.Script = sh
+	if sh.Err != nil {
+		root.Note = sh.Err.Error()
+		return root
+	}
+	rs.commands(root, sh, sh.Commands, root.Dir, 0)
+	return root
+}
+
+// ResolveTask builds the execution tree of a Taskfile task (used to find who
+// calls a producer).
+func (r *Repo) ResolveTask(tf *Taskfile, name string) *Node {
+	rs := &resolver{repo: r, active: map[string]bool{}}
+	root := &Node{Kind: NodeStep, File: tf.Path, Symbol: "task " + name}
+	rs.task(root, tf, name, nil, path.Dir(tf.Path), 0)
+	return root
+}
+
+func (rs *resolver) add(parent, n *Node) *Node {
+	rs.nodes++
+	n.Parent = parent
+	parent.Children = append(parent.Children, n)
+	return n
+}
+
+func (rs *resolver) full() bool { return rs.nodes >= maxResolveNodes }
+
+// commands adds the command nodes of a shell and follows the calls they make.
+func (rs *resolver) commands(parent *Node, sh *Script, cmds []*Command, dir string, depth int) {
+	for _, c := range cmds {
+		if rs.full() {
+			return
+		}
+		n := rs.add(parent, &Node{Kind: NodeCommand, File: sh.File, Line: c.Line, EndLine: c.EndLine,
+			Symbol: parent.Symbol, Text: c.Text, Cmd: c, Script: sh, Dir: dir})
+		if fn, ok := sh.Funcs[c.Name()]; ok {
+			if fn.Retry && len(c.Args) > 1 {
+				n.Wrapper = fn
+			} else {
+				rs.function(n, sh, fn, dir, depth+1)
+				continue
+			}
+		}
+		rs.follow(n, dir, depth+1)
+	}
+}
+
+func (rs *resolver) function(parent *Node, sh *Script, fn *Func, dir string, depth int) {
+	key := sh.File + "#" + fn.Name
+	if depth > maxResolveDepth || rs.active[key] {
+		parent.Note = "recursion cut at function " + fn.Name
+		return
+	}
+	rs.active[key] = true
+	defer delete(rs.active, key)
+	fnNode := rs.add(parent, &Node{Kind: NodeFunc, File: sh.File, Line: fn.Line, EndLine: fn.EndLine, Symbol: fn.Name, Script: sh, Dir: dir})
+	rs.commands(fnNode, sh, fn.Commands, dir, depth)
+}
+
+// follow resolves a command that calls into the harness: task, make, a
+// script in the repository, or a package.json script.
+func (rs *resolver) follow(n *Node, dir string, depth int) {
+	args := n.EffectiveArgs()
+	if len(args) == 0 || depth > maxResolveDepth {
+		return
+	}
+	switch tool := n.Tool(); {
+	case tool == "task" || tool == "go-task":
+		rs.taskCall(n, args[1:], dir, depth)
+	case tool == "make" || tool == "gmake":
+		rs.makeCall(n, args[1:], dir, depth)
+	case tool == "npm" || tool == "yarn" || tool == "pnpm" || tool == "bun":
+		rs.packageCall(n, tool, args[1:], dir, depth)
+	case tool == "bash" || tool == "sh" || tool == "zsh" || tool == "source" || tool == ".":
+		if file := firstFileArg(args[1:]); file != "" {
+			rs.script(n, file, dir, depth)
+		}
+	default:
+		if looksLikeScript(args[0]) {
+			rs.script(n, args[0], dir, depth)
+		}
+	}
+}
+
+func firstFileArg(args []string) string {
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		if a == "-c" {
+			return ""
+		}
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		return a
+	}
+	return ""
+}
+
+func looksLikeScript(name string) bool {
+	if strings.ContainsAny(name, "${}`") {
+		return false
+	}
+	return strings.HasPrefix(name, "./") || strings.HasSuffix(name, ".sh") || strings.HasSuffix(name, ".bash") ||
+		(strings.Contains(name, "/") && !strings.HasPrefix(name, "/"))
+}
+
+func (rs *resolver) script(parent *Node, file, dir string, depth int) {
+	p := cleanPath(path.Join(dir, parent.ExpandVars(file)))
+	if p == "" || !rs.repo.Exists(p) {
+		return
+	}
+	if rs.active[p] {
+		parent.Note = "recursion cut at script " + p
+		return
+	}
+	sh, err := rs.repo.Script(p)
+	n := rs.add(parent, &Node{Kind: NodeScript, File: p, Line: 1, Symbol: p, Script: sh, Dir: path.Dir(p)})
+	if err != nil || sh == nil {
+		if err != nil {
+			n.Note = err.Error()
+		}
+		return
+	}
+	if len(sh.Commands) > 0 {
+		n.EndLine = sh.Commands[len(sh.Commands)-1].EndLine
+	}
+	rs.active[p] = true
+	defer delete(rs.active, p)
+	// A script runs relative to the caller's working directory.
+	rs.commands(n, sh, sh.Commands, dir, depth)
+}
+
+func (rs *resolver) packageCall(parent *Node, tool string, args []string, dir string, depth int) {
+	args = skipFlags(args)
+	if len(args) == 0 {
+		return
+	}
+	name := args[0]
+	switch name {
+	case "run", "run-script":
+		if len(args) < 2 {
+			return
+		}
+		name = args[1]
+	case "test", "t", "tst", "start", "stop", "restart":
+		if name == "t" || name == "tst" {
+			name = "test"
+		}
+	default:
+		if tool == "npm" {
+			return
+		}
+	}
+	pj, err := rs.repo.Package(dir)
+	if err != nil {
+		return
+	}
+	v, ok := pj.Scripts[name]
+	if !ok {
+		return
+	}
+	key := pj.Path + "#" + name
+	if rs.active[key] {
+		return
+	}
+	rs.active[key] = true
+	defer delete(rs.active, key)
+	n := rs.add(parent, &Node{Kind: NodePackage, File: pj.Path, Line: v.Line, EndLine: v.Line, Symbol: name, Text: v.Text, Dir: dir})
+	for _, hook := range []string{"pre" + name, name, "post" + name} {
+		hv, ok := pj.Scripts[hook]
+		if !ok {
+			continue
+		}
+		sh := ParseShell(pj.Path, hv.Line, hv.Text)
+		if sh.Err == nil {
+			rs.commands(n, sh, sh.Commands, dir, depth)
+		}
+	}
+}
+
+func firstNonEmpty(vals ...string) string {
+	for _, v := range vals {
+		if v != "" {
+			return v
+		}
+	}
+	return ""
+}

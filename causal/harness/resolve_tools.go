@@ -1,0 +1,277 @@
+package harness
+
+import (
+	"path"
+	"strings"
+)
+
+// taskCall resolves `task [flags] NAME... [VAR=value] [-- args]`.
+func (rs *resolver) taskCall(parent *Node, args []string, dir string, depth int) {
+	var names []string
+	vars := map[string]string{}
+	file := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "--":
+			i = len(args)
+		case a == "-d" || a == "--dir":
+			if i+1 < len(args) {
+				dir = path.Join(dir, args[i+1])
+				i++
+			}
+		case strings.HasPrefix(a, "--dir="):
+			dir = path.Join(dir, strings.TrimPrefix(a, "--dir="))
+		case a == "-t" || a == "--taskfile":
+			if i+1 < len(args) {
+				file = args[i+1]
+				i++
+			}
+		case strings.HasPrefix(a, "--taskfile="):
+			file = strings.TrimPrefix(a, "--taskfile=")
+		case strings.HasPrefix(a, "-"):
+		case strings.Contains(a, "="):
+			kv := strings.SplitN(a, "=", 2)
+			vars[kv[0]] = kv[1]
+		default:
+			names = append(names, a)
+		}
+	}
+	var tf *Taskfile
+	var err error
+	if file != "" {
+		tf, err = rs.repo.Taskfile(path.Join(dir, file))
+	} else {
+		tf, err = rs.repo.FindTaskfile(dir)
+	}
+	if err != nil || tf == nil {
+		parent.Note = "task file not found"
+		return
+	}
+	if len(names) == 0 {
+		names = []string{"default"}
+	}
+	for _, name := range names {
+		rs.task(parent, tf, name, vars, path.Dir(tf.Path), depth)
+	}
+}
+
+// task adds a task node and its deps and cmds.
+func (rs *resolver) task(parent *Node, tf *Taskfile, name string, callVars map[string]string, dir string, depth int) {
+	name = strings.TrimPrefix(name, ":")
+	owner, local, prefix := rs.taskOwner(tf, name, 0)
+	if owner == nil {
+		rs.add(parent, &Node{Kind: NodeUnresolved, File: tf.Path, Symbol: name, Note: "task not found"})
+		return
+	}
+	t := owner.Tasks[local]
+	key := owner.Path + "#" + local
+	if depth > maxResolveDepth || rs.active[key] || rs.full() {
+		parent.Note = "recursion cut at task " + name
+		return
+	}
+	rs.active[key] = true
+	defer delete(rs.active, key)
+	if t.Dir != "" {
+		dir = path.Join(path.Dir(owner.Path), t.Dir)
+	}
+	n := rs.add(parent, &Node{Kind: NodeTask, File: owner.Path, Line: t.Line, EndLine: t.EndLine,
+		Symbol: prefix + local, Task: t, Taskfile: owner, Dir: dir, Vars: taskScope(owner, t, callVars)})
+	for _, d := range t.Deps {
+		rs.task(n, owner, qualify(prefix, d.Task), nil, dir, depth+1)
+	}
+	for _, c := range t.Cmds {
+		if rs.full() {
+			return
+		}
+		rs.taskCmd(n, owner, t, c, prefix, dir, depth)
+	}
+}
+
+func (rs *resolver) taskCmd(n *Node, owner *Taskfile, t *Task, c *TaskCmd, prefix, dir string, depth int) {
+	cn := rs.add(n, &Node{Kind: NodeTaskCmd, File: owner.Path, Line: c.Line, EndLine: c.EndLine,
+		Symbol: n.Symbol, Text: c.Shell, TaskCmd: c, Task: t, Taskfile: owner, Dir: dir,
+		Items: owner.ForItems(t, c)})
+	if c.Call != nil {
+		cn.Text = "task: " + c.Call.Task
+		vars := map[string]string{}
+		for k, v := range c.Call.Vars {
+			vars[k] = v.Text
+		}
+		rs.task(cn, owner, qualify(prefix, c.Call.Task), vars, dir, depth+1)
+		return
+	}
+	if strings.TrimSpace(c.Shell) == "" {
+		return
+	}
+	sh := ParseShell(owner.Path, c.ShellLine, c.Shell)
+	cn.Script = sh
+	if sh.Err != nil {
+		cn.Note = sh.Err.Error()
+		return
+	}
+	rs.commands(cn, sh, sh.Commands, dir, depth+1)
+}
+
+// taskOwner finds the Taskfile that defines name, following includes
+// (ns:task). It returns the Taskfile, the local name and the namespace prefix.
+func (rs *resolver) taskOwner(tf *Taskfile, name string, depth int) (*Taskfile, string, string) {
+	if _, ok := tf.Tasks[name]; ok {
+		return tf, name, ""
+	}
+	if depth > 6 {
+		return nil, "", ""
+	}
+	for _, inc := range tf.Includes {
+		if !strings.HasPrefix(name, inc.Namespace+":") || inc.Path == "" {
+			continue
+		}
+		p := includePath(tf.Path, inc.Path)
+		var child *Taskfile
+		var err error
+		if rs.repo.Exists(p) {
+			child, err = rs.repo.Taskfile(p)
+		} else {
+			child, err = rs.repo.FindTaskfile(p)
+		}
+		if err != nil || child == nil {
+			continue
+		}
+		owner, local, prefix := rs.taskOwner(child, strings.TrimPrefix(name, inc.Namespace+":"), depth+1)
+		if owner != nil {
+			return owner, local, inc.Namespace + ":" + prefix
+		}
+	}
+	return nil, "", ""
+}
+
+// qualify prefixes a task name called from inside an included Taskfile.
+func qualify(prefix, name string) string {
+	if strings.HasPrefix(name, ":") {
+		return strings.TrimPrefix(name, ":")
+	}
+	return prefix + name
+}
+
+func taskScope(tf *Taskfile, t *Task, call map[string]string) map[string]string {
+	vars := map[string]string{}
+	for k, v := range tf.Vars {
+		vars[k] = v.Text
+	}
+	for k, v := range t.Vars {
+		vars[k] = v.Text
+	}
+	for k, v := range call {
+		vars[k] = v
+	}
+	return vars
+}
+
+// makeCall resolves `make [flags] [VAR=value] TARGET...`.
+func (rs *resolver) makeCall(parent *Node, args []string, dir string, depth int) {
+	var targets []string
+	file := ""
+	for i := 0; i < len(args); i++ {
+		a := args[i]
+		switch {
+		case a == "-C" || a == "--directory":
+			if i+1 < len(args) {
+				dir = path.Join(dir, args[i+1])
+				i++
+			}
+		case strings.HasPrefix(a, "-C") && len(a) > 2:
+			dir = path.Join(dir, a[2:])
+		case a == "-f" || a == "--file" || a == "--makefile":
+			if i+1 < len(args) {
+				file = args[i+1]
+				i++
+			}
+		case a == "-j" || a == "-l" || a == "-o" || a == "-W":
+			if i+1 < len(args) && atoiBounded(args[i+1]) > 0 {
+				i++
+			}
+		case strings.HasPrefix(a, "-"):
+		case strings.Contains(a, "="):
+		default:
+			targets = append(targets, a)
+		}
+	}
+	var mf *Makefile
+	var err error
+	if file != "" {
+		mf, err = rs.repo.Makefile(path.Join(dir, file))
+	} else {
+		mf, err = rs.repo.FindMakefile(dir)
+	}
+	if err != nil || mf == nil {
+		parent.Note = "makefile not found"
+		return
+	}
+	if len(targets) == 0 {
+		if d := mf.DefaultTarget(); d != "" {
+			targets = []string{d}
+		}
+	}
+	for _, t := range targets {
+		rs.target(parent, mf, t, dir, depth)
+	}
+}
+
+// target adds a make target node, its prerequisites and its recipe.
+func (rs *resolver) target(parent *Node, mf *Makefile, name, dir string, depth int) {
+	owner := rs.targetOwner(mf, name, 0)
+	if owner == nil {
+		return
+	}
+	t := owner.Targets[name]
+	key := owner.Path + "#" + name
+	if depth > maxResolveDepth || rs.active[key] || rs.full() {
+		parent.Note = "recursion cut at target " + name
+		return
+	}
+	rs.active[key] = true
+	defer delete(rs.active, key)
+	vars := map[string]string{}
+	for k, v := range owner.Vars {
+		vars[k] = v.Text
+	}
+	n := rs.add(parent, &Node{Kind: NodeTarget, File: owner.Path, Line: t.Line, EndLine: t.EndLine,
+		Symbol: name, Makefile: owner, Dir: dir, Vars: vars})
+	for _, p := range t.Prereqs {
+		rs.target(n, mf, p, dir, depth+1)
+	}
+	for _, rl := range t.Recipe {
+		if rs.full() {
+			return
+		}
+		rn := rs.add(n, &Node{Kind: NodeRecipe, File: owner.Path, Line: rl.Line, EndLine: rl.EndLine,
+			Symbol: name, Text: rl.Shell, Recipe: rl, Makefile: owner, Dir: dir})
+		sh := ParseShell(owner.Path, rl.Line, rl.Shell)
+		rn.Script = sh
+		if sh.Err != nil {
+			rn.Note = sh.Err.Error()
+			continue
+		}
+		rs.commands(rn, sh, sh.Commands, dir, depth+1)
+	}
+}
+
+// targetOwner finds the Makefile (this one or an include) defining name.
+func (rs *resolver) targetOwner(mf *Makefile, name string, depth int) *Makefile {
+	if _, ok := mf.Targets[name]; ok {
+		return mf
+	}
+	if depth > 4 {
+		return nil
+	}
+	for _, inc := range mf.Includes {
+		child, err := rs.repo.Makefile(path.Join(path.Dir(mf.Path), inc.Path))
+		if err != nil || child == nil {
+			continue
+		}
+		if owner := rs.targetOwner(child, name, depth+1); owner != nil {
+			return owner
+		}
+	}
+	return nil
+}
