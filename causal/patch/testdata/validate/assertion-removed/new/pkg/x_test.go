@@ -1,0 +1,5 @@
+package x
+
+func TestA(t *testing.T) {
+	f()
+}

@@ -1,0 +1,1 @@
+it.skip('works', () => { expect(f()).toBe(1) })

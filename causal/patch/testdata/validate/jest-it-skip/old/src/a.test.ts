@@ -1,0 +1,1 @@
+it('works', () => { expect(f()).toBe(1) })

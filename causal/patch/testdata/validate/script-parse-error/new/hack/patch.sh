@@ -1,0 +1,4 @@
+#!/usr/bin/env bash
+set -euo pipefail
+kubectl apply -f secret.yaml
+if true; then
