@@ -23,6 +23,24 @@ type Occurrence struct {
 	Lines       []analysis.Line  `json:"lines"`
 	ExitCode    *int             `json:"exit_code,omitempty"`
 	Unknown     bool             `json:"unknown,omitempty"`
+	// JobBase is the job name without its matrix values, shared by the matrix
+	// siblings of one job; classes are keyed on it together with the step name.
+	JobBase string `json:"job_base,omitempty"`
+	// Cancelled is set for a cancelled run whose jobs were cancelled: nothing
+	// failed, so there is no step or log to analyse.
+	Cancelled bool `json:"cancelled,omitempty"`
+	// Conclusion is the run's conclusion (failure, timed_out, cancelled, ...).
+	Conclusion string `json:"conclusion,omitempty"`
+	// Passed lists the steps that succeeded in this run (all jobs), so that the
+	// pattern of a class can tell a green run of its step from one that never
+	// reached it.
+	Passed []JobStep `json:"passed,omitempty"`
+}
+
+// JobStep names a step inside a job (by the job's base name).
+type JobStep struct {
+	Job  string `json:"job"`
+	Step string `json:"step"`
 }
 
 // Window is the set of runs a diagnosis looks at. Field names are part of the
@@ -33,6 +51,10 @@ type Window struct {
 	Failed int       `json:"failed"`
 	From   time.Time `json:"from"`
 	To     time.Time `json:"to"`
+	// Unknown counts failed runs whose jobs or log could not be read.
+	Unknown int `json:"unknown,omitempty"`
+	// Cancelled counts cancelled runs (they are also counted in Failed).
+	Cancelled int `json:"cancelled,omitempty"`
 }
 
 // Patterns of a class.
@@ -44,8 +66,10 @@ const (
 // Class is a failure class: the failures of one step that share a cause. Field
 // names are part of the polylane.diagnosis/v1 contract.
 type Class struct {
-	ID              string    `json:"id"`
-	Step            string    `json:"step"`
+	ID   string `json:"id"`
+	Step string `json:"step"`
+	// Job is the base name of the job the step belongs to.
+	Job             string    `json:"job,omitempty"`
 	Signature       string    `json:"signature"`
 	Count           int       `json:"count"`
 	Runs            []int64   `json:"runs"`
@@ -53,6 +77,15 @@ type Class struct {
 	LastSeen        time.Time `json:"last_seen"`
 	ContainsTrigger bool      `json:"contains_trigger"`
 	Pattern         string    `json:"pattern"`
+	// Family is the error family of the class (network, timeout, test, ...),
+	// empty when no family was recognised.
+	Family string `json:"family,omitempty"`
+	// Endpoints are the remote endpoints (host or host:port) the failures name.
+	Endpoints []string `json:"endpoints,omitempty"`
+	// Members are the distinct signatures merged into the class, most runs first.
+	Members []string `json:"members,omitempty"`
+	// FirstSHA is the head commit of the oldest run of the class.
+	FirstSHA string `json:"first_sha,omitempty"`
 }
 
 // Verdict kinds.
