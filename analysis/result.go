@@ -26,4 +26,44 @@ type Result struct {
 	SignatureID string   `json:"signature_id"`
 	Step        *StepRef `json:"step,omitempty"`
 	ExitCode    *int     `json:"exit_code,omitempty"`
+
+	// The fields below are facts for later stages, beyond the v1 contract.
+
+	// StepLines is the failing step's line range in the log.
+	StepLines *LineRange `json:"step_lines,omitempty"`
+	// ExitLine is the line that reported the exit code.
+	ExitLine int `json:"exit_line,omitempty"`
+	// Command is the last command echoed before the cause line ("task: [x] …",
+	// "+ …" xtrace, "$ …", "##[command]…", or the step's "Run …" header), and
+	// CommandLine its line number.
+	Command     string `json:"command,omitempty"`
+	CommandLine int    `json:"command_line,omitempty"`
+	// Rule is the class of the cause line (compiler, test-failure, exception,
+	// infra, error, runner-error, …).
+	Rule string `json:"rule,omitempty"`
+	// ErrorKind names the failure kind the cause states (ECONNRESET,
+	// connection reset by peer, timeout, …), and Endpoint the remote endpoint
+	// it names (127.0.0.1:32443).
+	ErrorKind string `json:"error_kind,omitempty"`
+	Endpoint  string `json:"endpoint,omitempty"`
+	// TotalLines is the number of lines read.
+	TotalLines int `json:"total_lines"`
+	// Steps are the step spans recovered from the log, in order.
+	Steps []StepSpan `json:"steps,omitempty"`
+}
+
+// LineRange is an inclusive range of 1-based line numbers.
+type LineRange struct {
+	First int `json:"first"`
+	Last  int `json:"last"`
+}
+
+// Cause returns the first cause line, if any.
+func (r *Result) Cause() (Line, bool) {
+	for _, l := range r.Lines {
+		if l.Role == RoleCause {
+			return l, true
+		}
+	}
+	return Line{}, false
 }

@@ -1,0 +1,90 @@
+package accuracy
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/polylane/polylane/analysis"
+)
+
+// ciDiffCase is one pass/fail pair with its error lines.
+type ciDiffCase struct {
+	name, fail, pass, format string
+	errors                   map[int]bool
+}
+
+func ciDiffCases(t *testing.T, shared string) []ciDiffCase {
+	root := filepath.Join(shared, "data", "cidiff")
+	entries, err := os.ReadDir(root)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cases []ciDiffCase
+	for _, e := range entries {
+		if !e.IsDir() {
+			continue
+		}
+		dir := filepath.Join(root, e.Name())
+		f, err := os.Open(filepath.Join(dir, "groundtruth"))
+		if err != nil {
+			continue
+		}
+		c := ciDiffCase{name: e.Name(), fail: filepath.Join(dir, "fail.log"), pass: filepath.Join(dir, "pass.log.gz"), errors: map[int]bool{}}
+		sc := bufio.NewScanner(f)
+		for first := true; sc.Scan(); first = false {
+			line := strings.TrimSpace(sc.Text())
+			if first {
+				c.format = line
+				continue
+			}
+			if rest, ok := strings.CutPrefix(line, "E "); ok {
+				if err := parseRanges(c.errors, rest); err != nil {
+					t.Fatalf("%s: %v", c.name, err)
+				}
+			}
+		}
+		f.Close()
+		cases = append(cases, c)
+	}
+	return cases
+}
+
+func ciDiffRows(t *testing.T, shared string) []row {
+	cases := ciDiffCases(t, shared)
+	var plain, based []lineScore
+	for _, c := range cases {
+		blank := blankLines(t, c.fail)
+		gold := map[int]bool{}
+		for n := range c.errors {
+			if !blank[n] {
+				gold[n] = true
+			}
+		}
+		res := analyzeFile(t, c.fail, analysis.Options{})
+		plain = append(plain, scoreLines(res, gold, blank))
+		base := analysis.NewBaseline()
+		r, closeFn := openMaybeGzip(t, c.pass)
+		if err := base.Add(r); err != nil {
+			t.Fatal(err)
+		}
+		closeFn()
+		res = analyzeFile(t, c.fail, analysis.Options{Baseline: base})
+		s := scoreLines(res, gold, blank)
+		based = append(based, s)
+		if debug("cidiff") {
+			t.Logf("cidiff %s (%s): P %.2f R %.2f F %.2f returned %d gold %d", c.name, c.format, s.p, s.r, s.f, s.returned, len(gold))
+		}
+	}
+	p, b := aggregate(plain), aggregate(based)
+	set := fmt.Sprintf("CiDiff (%d cases)", len(cases))
+	return []row{
+		{set, "P / R / F1 without baseline", fmt.Sprintf("%.3f / %.3f / %.3f", p.p, p.r, p.f), "keyword lines: .441 / .398 / .322", ""},
+		{set, "any-hit / median lines without baseline", fmt.Sprintf("%.3f / %.0f", p.anyHit, p.median), "keyword lines: .977 / 19", ""},
+		{set, "P / R / F1 with passing log as baseline", fmt.Sprintf("%.3f / %.3f / %.3f", b.p, b.r, b.f), "absent from passing log: .585 / .859 / .652", "F1 ≥ 0.70"},
+		{set, "any-hit / median lines with baseline", fmt.Sprintf("%.3f / %.0f", b.anyHit, b.median), "absent from passing log: 1.0 / 39", ""},
+	}
+}

@@ -1,0 +1,136 @@
+package accuracy
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/polylane/polylane/analysis"
+)
+
+// row is one line of the accuracy table.
+type row struct {
+	set, measure, got, reference, target string
+}
+
+func pct(v float64) string { return fmt.Sprintf("%.1f%%", 100*v) }
+func f3(v float64) string  { return fmt.Sprintf("%.3f", v) }
+
+// debug reports whether per-item details were asked for a data set.
+func debug(set string) bool {
+	return strings.Contains(os.Getenv("POLYLANE_ACCURACY_DEBUG"), set)
+}
+
+// TestAccuracyReport prints one markdown table with every measure of issue 3
+// next to the reference figures of datasets.md §3 and §5. It runs only with
+// POLYLANE_ACCURACY=1 because it reads about 200 MB of logs.
+func TestAccuracyReport(t *testing.T) {
+	if os.Getenv("POLYLANE_ACCURACY") != "1" {
+		t.Skip("set POLYLANE_ACCURACY=1 to run the accuracy report")
+	}
+	shared := sharedDir(t)
+	var rows []row
+	rows = append(rows, pytorchRows(t, shared)...)
+	rows = append(rows, logChunksRows(t, shared)...)
+	rows = append(rows, ciDiffRows(t, shared)...)
+	rows = append(rows, loghubRows(t, shared)...)
+	var b strings.Builder
+	b.WriteString("\n| data set | measure | Polylane | reference | target |\n|---|---|---|---|---|\n")
+	for _, r := range rows {
+		fmt.Fprintf(&b, "| %s | %s | %s | %s | %s |\n", r.set, r.measure, r.got, r.reference, r.target)
+	}
+	t.Log(b.String())
+}
+
+type pytorchLabel struct {
+	Fixture   string   `json:"fixture"`
+	CleanLog  string   `json:"clean_log"`
+	Line      int      `json:"expected_match_line"`
+	Text      string   `json:"expected_match_text"`
+	GroupKeys []string `json:"expected_group_key"`
+}
+
+func pytorchRows(t *testing.T, shared string) []row {
+	dir := filepath.Join(shared, "data", "pytorch-fixtures")
+	labels := readJSONL[pytorchLabel](t, filepath.Join(dir, "labels.jsonl"))
+	var exact, near, key, generic int
+	for _, l := range labels {
+		res := analyzeFile(t, filepath.Join(dir, l.CleanLog), analysis.Options{})
+		cause, ok := res.Cause()
+		d := cause.N - l.Line
+		if ok && d == 0 {
+			exact++
+		}
+		if ok && d >= -3 && d <= 3 {
+			near++
+		}
+		hasKey := len(l.GroupKeys) > 0
+		for _, k := range l.GroupKeys {
+			if !strings.Contains(res.Signature, k) {
+				hasKey = false
+			}
+		}
+		if hasKey {
+			key++
+		}
+		if strings.HasPrefix(cause.Text, "##[error]Process completed with exit code") {
+			generic++
+		}
+		if debug("pytorch") && (d < -3 || d > 3 || !hasKey) {
+			t.Logf("pytorch %s: want %d got %d %q\n  sig %q\n  key %q", l.Fixture, l.Line, cause.N, cause.Text, res.Signature, l.GroupKeys)
+		}
+	}
+	n := float64(len(labels))
+	set := fmt.Sprintf("PyTorch fixtures (%d)", len(labels))
+	return []row{
+		{set, "top-1 line exact", pct(float64(exact) / n), "n/a", ""},
+		{set, "top-1 within ±3 lines", pct(float64(near) / n), "n/a", "≥ 90%"},
+		{set, "signature contains group key", pct(float64(key) / n), "n/a", "≥ 80%"},
+		{set, "top-1 is the generic exit-code line", pct(float64(generic) / n), "n/a", "0%"},
+	}
+}
+
+type logChunksLabel struct {
+	Repo  string `json:"repo"`
+	Log   string `json:"log"`
+	Start int    `json:"chunk_start_line"`
+	End   int    `json:"chunk_end_line"`
+}
+
+func logChunksRows(t *testing.T, shared string) []row {
+	dir := logChunksDir(t, shared)
+	labels := readJSONL[logChunksLabel](t, filepath.Join(shared, "data", "logchunks", "labels.jsonl"))
+	var scores []lineScore
+	for _, l := range labels {
+		if l.Start == 0 {
+			continue
+		}
+		path := filepath.Join(dir, l.Log)
+		blank := blankLines(t, path)
+		gold := map[int]bool{}
+		for n := l.Start; n <= l.End; n++ {
+			if !blank[n] {
+				gold[n] = true
+			}
+		}
+		res := analyzeFile(t, path, analysis.Options{})
+		s := scoreLines(res, gold, blank)
+		scores = append(scores, s)
+		if debug("logchunks") && s.r == 0 {
+			cause, _ := res.Cause()
+			t.Logf("logchunks %s: want %d-%d got %d (%d lines) %q", l.Log, l.Start, l.End, cause.N, len(res.Lines), cause.Text)
+		}
+	}
+	m := aggregate(scores)
+	set := fmt.Sprintf("LogChunks (%d logs)", m.n)
+	return []row{
+		{set, "precision", f3(m.p), "keyword ±2: .109", ""},
+		{set, "recall", f3(m.r), "keyword ±2: .449", ""},
+		{set, "F1 (macro per log)", f3(m.f), "keyword ±2: .135; supervised best .51", "≥ 0.45"},
+		{set, "any-hit rate", f3(m.anyHit), "keyword ±2: .707", "≥ 0.85"},
+		{set, "full-recall rate", f3(m.full), "keyword ±2: .297", ""},
+		{set, "median lines returned", fmt.Sprintf("%.0f", m.median), "keyword ±2: 35", "≤ 15"},
+	}
+}

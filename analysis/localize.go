@@ -1,0 +1,314 @@
+package analysis
+
+import "bytes"
+
+// Bounds that keep the localiser's memory independent of the log size.
+const (
+	ringSize        = 64   // recent lines kept for look-back
+	storedLineBytes = 2048 // text kept of one stored line
+	maxBlockLines   = 400  // lines kept of one block
+	maxBlocks       = 48   // candidate blocks kept
+	recentBlocks    = 8    // newest blocks never evicted
+	maxExits        = 16   // exit lines remembered
+	maxNovel        = 8192 // lines absent from the baseline remembered
+	anchorScore     = 30   // minimum score of a line that opens a block
+	mergeGap        = 3    // anchors this close join one block
+	lookBack        = 30   // lines a block may reach back for its header
+)
+
+// storedLine is a line kept by the localiser.
+type storedLine struct {
+	n      int
+	text   string
+	feat   feature
+	inBase bool
+	span   int
+}
+
+// ringLine is a slot of the look-back ring; its buffer is reused.
+type ringLine struct {
+	n      int
+	buf    []byte
+	feat   feature
+	inBase bool
+	span   int
+}
+
+// block is a run of nearby lines around one or more cause candidates.
+type block struct {
+	lines     []storedLine
+	first     int
+	last      int
+	best      int // index into lines
+	bestScore int
+	anchors   int
+	baseHits  int
+	cmd       string
+	cmdLine   int
+	seq       int
+}
+
+// exitLine is a line that reports the exit status of a step or command.
+type exitLine struct {
+	n, code, span int
+	cmdStart      int // for per-command exits (Travis): where the command began
+	tail          []storedLine
+}
+
+// localizer ranks cause candidates in one pass over a log.
+type localizer struct {
+	ring     [ringSize]ringLine
+	count    int // lines observed
+	open     *block
+	blocks   []*block
+	seq      int
+	lc       []byte
+	cmd      string
+	cmdLine  int
+	cmdStart int // line of the last top-level command echo ("$ cmd")
+	exits    []exitLine
+	errSpans map[int]int // span -> first ##[error] line
+	novel    []storedLine
+	novelAt  int
+	base     *Baseline
+}
+
+func newLocalizer(base *Baseline) *localizer {
+	return &localizer{base: base, errSpans: map[int]int{}}
+}
+
+// observe feeds one cleaned line to the localiser.
+func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int) {
+	z.lc = lowerASCII(z.lc[:0], text)
+	f := classifyLine(ruleInput{text: text, lc: z.lc, kind: kind, header: header})
+	inBase := false
+	if z.base != nil && f.flags&fBlank == 0 {
+		inBase = z.base.hasLine(text)
+		if inBase {
+			f.score /= 3
+		}
+	}
+	z.noteCommand(n, text, kind, f)
+	z.noteExit(n, kind, f, span)
+	slot := &z.ring[z.count%ringSize]
+	slot.n, slot.feat, slot.inBase, slot.span = n, f, inBase, span
+	slot.buf = append(slot.buf[:0], text[:min(len(text), storedLineBytes)]...)
+	z.count++
+	if z.base != nil && !inBase && f.flags&(fBlank|fCommand|fNoise) == 0 {
+		z.addNovel(storedLine{n: n, text: string(slot.buf), feat: f, span: span})
+	}
+	z.grow(n, f)
+}
+
+// grow extends, closes or opens blocks for the line just stored in the ring.
+func (z *localizer) grow(n int, f feature) {
+	anchor := f.score >= anchorScore && f.class != clsHeader && f.class != clsGeneric
+	if b := z.open; b != nil {
+		gap := n - b.last
+		switch {
+		case anchor && gap <= mergeGap:
+			z.fill(b, b.last+1, n)
+			return
+		case gap == 1 && attached(f) && len(b.lines) < maxBlockLines:
+			z.fill(b, n, n)
+			return
+		case gap <= 2 && f.flags&fBlank != 0:
+			return // a blank line may sit inside a block
+		}
+		if anchor || gap > mergeGap || f.flags&(fCommand) != 0 {
+			z.close()
+		}
+	}
+	if anchor {
+		z.openBlock(n)
+	}
+}
+
+// attached reports whether a line continues the block above it.
+func attached(f feature) bool {
+	if f.flags&(fCommand|fNoise|fPass) != 0 || f.class == clsGeneric {
+		return false
+	}
+	return f.flags&(fIndent|fFrame|fCaret) != 0 || f.score >= anchorScore
+}
+
+// openBlock starts a block at line n, reaching back for its header lines.
+func (z *localizer) openBlock(n int) {
+	start := n
+	for k := 1; k <= lookBack && k < z.count && k < ringSize; k++ {
+		r := &z.ring[(z.count-1-k)%ringSize]
+		if r.n != n-k || !reachable(r.feat) {
+			break
+		}
+		if r.feat.flags&fBlank == 0 {
+			start = r.n
+		}
+		if r.feat.flags&fHeader != 0 {
+			break
+		}
+	}
+	z.seq++
+	b := &block{first: start, last: start - 1, cmd: z.cmd, cmdLine: z.cmdLine, seq: z.seq}
+	z.open = b
+	z.fill(b, start, n)
+}
+
+// reachable reports whether look-back may pass over a line.
+func reachable(f feature) bool {
+	if f.flags&(fCommand|fNoise|fPass) != 0 || f.class == clsGeneric {
+		return false
+	}
+	return f.flags&(fIndent|fFrame|fCaret|fHeader|fBlank) != 0 || f.score > 0
+}
+
+// fill appends ring lines from..to (inclusive) to b.
+func (z *localizer) fill(b *block, from, to int) {
+	for m := from; m <= to; m++ {
+		k := z.count - 1 - (to - m)
+		if k < 0 || to-m >= ringSize {
+			continue
+		}
+		r := &z.ring[k%ringSize]
+		if r.n != m {
+			continue
+		}
+		b.last = m
+		if r.feat.flags&fBlank != 0 || len(b.lines) >= maxBlockLines {
+			continue
+		}
+		b.lines = append(b.lines, storedLine{n: m, text: string(r.buf), feat: r.feat, inBase: r.inBase, span: r.span})
+		sl := &b.lines[len(b.lines)-1]
+		if sl.feat.score >= anchorScore && sl.feat.class != clsGeneric {
+			b.anchors++
+			if sl.inBase {
+				b.baseHits++
+			}
+		}
+		if sl.feat.score > b.bestScore {
+			b.best, b.bestScore = len(b.lines)-1, sl.feat.score
+		}
+	}
+}
+
+// close moves the open block to the candidate pool, evicting the weakest
+// older block when the pool is full.
+func (z *localizer) close() {
+	b := z.open
+	z.open = nil
+	if b == nil || len(b.lines) == 0 {
+		return
+	}
+	z.blocks = append(z.blocks, b)
+	if len(z.blocks) <= maxBlocks {
+		return
+	}
+	worst := -1
+	for i, c := range z.blocks[:len(z.blocks)-recentBlocks] {
+		if worst < 0 || c.bestScore < z.blocks[worst].bestScore {
+			worst = i
+		}
+	}
+	z.blocks = append(z.blocks[:worst], z.blocks[worst+1:]...)
+}
+
+// noteCommand remembers the last command echoed before the current line.
+func (z *localizer) noteCommand(n int, text []byte, kind Kind, f feature) {
+	if f.flags&fCommand == 0 {
+		return
+	}
+	var c []byte
+	switch {
+	case kind == KindGroup && bytes.HasPrefix(text, []byte("##[group]Run ")):
+		c = text[len("##[group]Run "):]
+	case kind == KindScript:
+		return // the header line already named the script
+	case kind == KindCommand:
+		c = markerBody(text, kind)
+	case bytes.HasPrefix(text, []byte("$ ")):
+		c = text[2:]
+		z.cmdStart = n
+	case bytes.HasPrefix(text, []byte("task: [")):
+		c = text
+	default:
+		tt := bytes.TrimLeft(text, " \t")
+		if bytes.HasPrefix(tt, []byte("+ ")) {
+			c = tt[2:]
+		}
+	}
+	if len(c) == 0 {
+		return
+	}
+	z.cmd, z.cmdLine = string(c[:min(len(c), storedLineBytes)]), n
+}
+
+// noteExit records lines that report an exit status and the error lines of
+// each step span.
+func (z *localizer) noteExit(n int, kind Kind, f feature, span int) {
+	lc := z.lc
+	if kind == KindError {
+		if _, ok := z.errSpans[span]; !ok && len(z.errSpans) < maxSpans {
+			z.errSpans[span] = n
+		}
+	}
+	code, ok := exitCode(lc, kind)
+	if !ok || len(z.exits) >= maxExits && code == 0 {
+		return
+	}
+	e := exitLine{n: n, code: code, span: span, cmdStart: z.cmdStart, tail: z.tail(8)}
+	if len(z.exits) >= maxExits {
+		z.exits = append(z.exits[:maxExits/2], z.exits[maxExits/2+1:]...)
+	}
+	z.exits = append(z.exits, e)
+}
+
+// tail returns up to k recent non-blank, non-command lines from the ring.
+func (z *localizer) tail(k int) []storedLine {
+	var out []storedLine
+	for i := 0; i < ringSize && i < z.count && len(out) < k; i++ {
+		r := &z.ring[(z.count-1-i)%ringSize]
+		if r.feat.flags&(fBlank|fCommand|fNoise) != 0 {
+			continue
+		}
+		out = append(out, storedLine{n: r.n, text: string(r.buf), feat: r.feat, inBase: r.inBase, span: r.span})
+	}
+	for i, j := 0, len(out)-1; i < j; i, j = i+1, j-1 {
+		out[i], out[j] = out[j], out[i]
+	}
+	return out
+}
+
+// addNovel remembers a line absent from the baseline, keeping the newest.
+func (z *localizer) addNovel(l storedLine) {
+	if len(z.novel) < maxNovel {
+		z.novel = append(z.novel, l)
+		return
+	}
+	z.novel[z.novelAt] = l
+	z.novelAt = (z.novelAt + 1) % maxNovel
+}
+
+// exitCode parses the exit status from lines such as "##[error]Process
+// completed with exit code 2." or Travis' `The command "x" exited with 1.`.
+func exitCode(lc []byte, kind Kind) (int, bool) {
+	var rest []byte
+	switch {
+	case kind == KindError && bytes.HasPrefix(lc, []byte("##[error]process completed with exit code ")):
+		rest = lc[len("##[error]process completed with exit code "):]
+	case bytes.HasPrefix(lc, []byte("the command \"")):
+		i := bytes.LastIndex(lc, []byte("exited with "))
+		if i < 0 {
+			return 0, false
+		}
+		rest = lc[i+len("exited with "):]
+	case bytes.HasPrefix(lc, []byte("error: script returned exit code ")):
+		rest = lc[len("error: script returned exit code "):]
+	default:
+		return 0, false
+	}
+	v, k := 0, 0
+	for k < len(rest) && isDigit(rest[k]) && k < 9 {
+		v = v*10 + int(rest[k]-'0')
+		k++
+	}
+	return v, k > 0
+}

@@ -1,0 +1,203 @@
+package analysis
+
+import "sort"
+
+// Output bounds.
+const (
+	contextBefore = 10   // block lines kept before the cause line
+	contextAfter  = 20   // block lines kept after it
+	maxOutLines   = 4096 // lines returned with a baseline
+)
+
+// region is the part of the log where the failure happened: the failing step
+// of a GitHub job, the failing command of a Travis job, or the whole log.
+type region struct {
+	first, last int
+	span        int // index into spans, or -1
+	exit        *exitLine
+	known       bool
+}
+
+// ranking is the localiser's verdict.
+type ranking struct {
+	cause   storedLine
+	context []storedLine
+	cmd     string
+	cmdLine int
+	region  region
+}
+
+// failureRegion finds where the job failed.
+func (z *localizer) failureRegion(total int, spans []StepSpan) region {
+	r := region{first: 1, last: total, span: -1}
+	if len(spans) > 0 {
+		idx := -1
+		for i, s := range spans {
+			if s.Conclusion == "failure" && !s.Post {
+				idx = i
+				break
+			}
+		}
+		if idx < 0 {
+			idx = z.firstErrorSpan(spans)
+		}
+		if idx >= 0 {
+			r = region{first: spans[idx].First, last: spans[idx].Last, span: idx, known: true}
+			for i := range z.exits {
+				if z.exits[i].span == idx && z.exits[i].code != 0 {
+					r.exit = &z.exits[i]
+					break
+				}
+			}
+		}
+		return r
+	}
+	for i := range z.exits {
+		e := &z.exits[i]
+		if e.code == 0 {
+			continue
+		}
+		first := e.cmdStart
+		if first <= 0 || first > e.n {
+			first = 1
+		}
+		return region{first: first, last: e.n, span: -1, exit: e, known: true}
+	}
+	return r
+}
+
+// firstErrorSpan returns the first non-post span with a failing exit line or
+// an ##[error] line, or -1.
+func (z *localizer) firstErrorSpan(spans []StepSpan) int {
+	best := -1
+	for i, s := range spans {
+		if s.Post {
+			continue
+		}
+		if _, ok := z.errSpans[i]; ok {
+			best = i
+			break
+		}
+	}
+	for _, e := range z.exits {
+		if e.code != 0 && e.span >= 0 && e.span < len(spans) && !spans[e.span].Post && (best < 0 || e.span < best) {
+			best = e.span
+		}
+	}
+	return best
+}
+
+// rank closes the open block and picks the cause.
+func (z *localizer) rank(total int, spans []StepSpan) ranking {
+	z.close()
+	reg := z.failureRegion(total, spans)
+	var best *block
+	bestScore := 0
+	for _, b := range z.blocks {
+		s := z.blockScore(b, reg, spans)
+		if best == nil || s >= bestScore {
+			best, bestScore = b, s
+		}
+	}
+	if tb := z.tailBlock(reg); tb != nil {
+		if s := z.blockScore(tb, reg, spans); best == nil || s > bestScore {
+			best = tb
+		}
+	}
+	out := ranking{region: reg}
+	if best == nil {
+		return out
+	}
+	out.cause = best.lines[best.best]
+	out.cmd, out.cmdLine = best.cmd, best.cmdLine
+	lo, hi := max(0, best.best-contextBefore), min(len(best.lines), best.best+contextAfter+1)
+	for i := lo; i < hi; i++ {
+		if i != best.best {
+			out.context = append(out.context, best.lines[i])
+		}
+	}
+	if z.base != nil {
+		out.context = z.withNovel(out, reg)
+	}
+	return out
+}
+
+// blockScore combines a block's own evidence with where it sits.
+func (z *localizer) blockScore(b *block, reg region, spans []StepSpan) int {
+	s := b.bestScore + min(max(b.anchors-1, 0), 4)*2
+	n := b.lines[b.best].n
+	if reg.known {
+		switch {
+		case n >= reg.first && n <= reg.last:
+			s += 30
+			if span := reg.last - reg.first; span > 0 {
+				s += 8 * (n - reg.first) / span
+			}
+		case b.lines[b.best].span >= 0 && b.lines[b.best].span < len(spans) && spans[b.lines[b.best].span].Post:
+			s -= 60
+		case n > reg.last:
+			s -= 40
+		default:
+			s -= 25
+		}
+	} else if reg.last > 0 {
+		s += 8 * n / reg.last
+	}
+	if b.anchors > 0 {
+		s -= 40 * b.baseHits / b.anchors
+	}
+	return s
+}
+
+// tailBlock builds a fallback block from the lines printed just before the
+// failing exit line, for failures whose cause has no recognisable words.
+func (z *localizer) tailBlock(reg region) *block {
+	var lines []storedLine
+	switch {
+	case reg.exit != nil:
+		lines = reg.exit.tail
+	case !reg.known:
+		lines = z.tail(8)
+	}
+	var kept []storedLine
+	for _, l := range lines {
+		if l.n >= reg.first && l.feat.class != clsGeneric && l.feat.flags&fPass == 0 {
+			kept = append(kept, l)
+		}
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	b := &block{lines: kept, first: kept[0].n, last: kept[len(kept)-1].n, best: len(kept) - 1}
+	for i, l := range kept {
+		if l.feat.score > b.bestScore {
+			b.best, b.bestScore = i, l.feat.score
+		}
+	}
+	b.bestScore = b.bestScore/2 + 5
+	return b
+}
+
+// withNovel adds to the context the lines of the failure region that are
+// absent from the baseline.
+func (z *localizer) withNovel(r ranking, reg region) []storedLine {
+	seen := map[int]bool{r.cause.n: true}
+	ctx := make([]storedLine, 0, len(r.context)+len(z.novel))
+	for _, l := range r.context {
+		if !seen[l.n] {
+			seen[l.n] = true
+			ctx = append(ctx, l)
+		}
+	}
+	for _, l := range z.novel {
+		if l.n >= reg.first && l.n <= reg.last && !seen[l.n] && l.feat.flags&fPass == 0 {
+			seen[l.n] = true
+			ctx = append(ctx, l)
+		}
+	}
+	sort.Slice(ctx, func(i, j int) bool { return ctx[i].n < ctx[j].n })
+	if len(ctx) > maxOutLines {
+		ctx = ctx[len(ctx)-maxOutLines:]
+	}
+	return ctx
+}

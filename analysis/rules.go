@@ -1,0 +1,234 @@
+package analysis
+
+import "bytes"
+
+// lineClass is what the ordered rules say a line is. Specific causes rank
+// above generic wrappers.
+type lineClass uint8
+
+// Line classes, weakest first.
+const (
+	clsNone lineClass = iota
+	clsWarning
+	clsGeneric // exit-code lines, summaries and other wrappers
+	clsKeyword // error vocabulary without a recognised shape
+	clsHeader  // start of a failure report: Traceback, test section headers
+	clsCancel  // cancellation and runner shutdown
+	clsRunner  // a specific ##[error] annotation
+	clsError   // "error: …", "ERROR …", "Error: …" statements
+	clsInfra   // network, resources, permissions, missing files
+	clsException
+	clsTest
+	clsCompiler
+)
+
+var classNames = [...]string{"", "warning", "generic", "keyword", "header", "cancel", "runner-error", "error", "infra", "exception", "test-failure", "compiler"}
+
+func (c lineClass) String() string { return classNames[c] }
+
+// classScore is the base cause strength of each class (0-100).
+var classScore = [...]int{0, 6, 10, 0, 40, 55, 80, 78, 82, 85, 88, 92}
+
+// Line flags used to build blocks around cause lines.
+const (
+	fBlank uint16 = 1 << iota
+	fIndent
+	fFrame   // a stack-trace frame
+	fHeader  // opens a failure report
+	fCommand // an echoed command, or part of a step header
+	fCaret   // a compiler caret or tilde marker line
+	fPass    // reports success
+	fNoise   // CI system bookkeeping (travis_fold, travis_time)
+)
+
+// feature is what the rules found in one line.
+type feature struct {
+	score int
+	class lineClass
+	flags uint16
+}
+
+// ruleInput is one line as the rules see it.
+type ruleInput struct {
+	text   []byte // cleaned text
+	lc     []byte // lower-cased text
+	kind   Kind
+	header bool // inside a step header group
+}
+
+// classifyLine runs the ordered rules on one line.
+func classifyLine(in ruleInput) feature {
+	var f feature
+	t := in.text
+	tt := bytes.TrimLeft(t, " \t")
+	if len(tt) == 0 {
+		f.flags |= fBlank
+		return f
+	}
+	if len(tt) < len(t) {
+		f.flags |= fIndent
+	}
+	if structural(in, tt, &f) {
+		return f
+	}
+	ltt := in.lc[len(in.lc)-len(tt):]
+	kw, found := vocabScore(ltt)
+	if kw == 0 && f.flags&(fHeader) == 0 {
+		return f
+	}
+	f.class = ruleClass(in, tt, ltt, found)
+	if f.class == clsKeyword {
+		f.score = min(15+5*kw, 50)
+	} else {
+		f.score = classScore[f.class]
+	}
+	f.score = adjust(f.score, f.class, ltt, found, &f)
+	return f
+}
+
+// structural sets flags for lines whose shape matters more than their words:
+// commands, frames, carets, bookkeeping. It returns true when the line can
+// never be a cause.
+func structural(in ruleInput, tt []byte, f *feature) bool {
+	switch in.kind {
+	case KindCommand, KindScript, KindDebug, KindGroup, KindEndGroup, KindPostJob, KindCleanup:
+		f.flags |= fCommand
+		return true
+	}
+	if in.header {
+		f.flags |= fCommand
+		return true
+	}
+	switch {
+	case bytes.HasPrefix(tt, []byte("+ ")) && len(tt) == len(in.text), bytes.HasPrefix(in.text, []byte("$ ")),
+		bytes.HasPrefix(tt, []byte("task: [")), bytes.HasPrefix(tt, []byte("> Task :")):
+		f.flags |= fCommand
+		return true
+	case bytes.HasPrefix(tt, []byte("travis_")):
+		f.flags |= fNoise
+		return true
+	case isCaretLine(tt):
+		f.flags |= fCaret
+		return true
+	}
+	if isFrame(tt) {
+		f.flags |= fFrame
+	}
+	if isHeader(tt) {
+		f.flags |= fHeader
+	}
+	return false
+}
+
+// ruleClass applies the ordered shape rules; the first that matches wins.
+func ruleClass(in ruleInput, tt, ltt []byte, found kwSet) lineClass {
+	if in.kind == KindError {
+		body := ltt[len("##[error]"):]
+		switch {
+		case isGenericLower(body):
+			return clsGeneric
+		case bytes.Contains(body, []byte("cancel")) || bytes.Contains(body, []byte("shutdown signal")):
+			return clsCancel
+		}
+		return clsRunner
+	}
+	if in.kind == KindWarning {
+		return clsWarning
+	}
+	switch {
+	case isCompilerDiag(tt, ltt):
+		return clsCompiler
+	case isTestFailure(tt, ltt):
+		return clsTest
+	case isGenericLower(ltt):
+		return clsGeneric
+	case isException(tt, ltt):
+		return clsException
+	case isInfra(found):
+		return clsInfra
+	case isErrorStatement(tt, ltt):
+		return clsError
+	case bytes.Contains(ltt, []byte("warn")) || bytes.Contains(ltt, []byte("deprecat")):
+		return clsWarning
+	}
+	if bytes.HasPrefix(tt, []byte("Traceback (most recent call last)")) {
+		return clsHeader
+	}
+	return clsKeyword
+}
+
+// adjust lowers the score of lines that mention failure without reporting
+// one: passing tests, zero counts, retries that will happen, ignored errors.
+func adjust(score int, c lineClass, ltt []byte, found kwSet, f *feature) int {
+	if c == clsCompiler || c == clsTest {
+		return score
+	}
+	if isPass(ltt) {
+		f.flags |= fPass
+		return score / 8
+	}
+	if zeroCount(ltt) {
+		return score / 10
+	}
+	for _, s := range softeners {
+		if bytes.Contains(ltt, []byte(s)) {
+			return score / 2
+		}
+	}
+	return score
+}
+
+// softeners mark errors that the tool itself recovers from.
+var softeners = []string{"retrying", "will retry", "retry in", "trying again", "back off", "backing off", "ignored", "ignoring", "(ignored)", "non-fatal", "nonfatal", "skipping", "continuing"}
+
+// isPass reports whether a line says something passed.
+func isPass(l []byte) bool {
+	return bytes.Contains(l, []byte(" passed")) || bytes.Contains(l, []byte("passed ")) ||
+		bytes.HasSuffix(l, []byte(" ok")) || bytes.Contains(l, []byte("\u2713")) || bytes.Contains(l, []byte("\u2714")) ||
+		bytes.HasPrefix(l, []byte("ok ")) || bytes.Contains(l, []byte("[ok]")) || bytes.Contains(l, []byte("[  passed  ]"))
+}
+
+// zeroCount reports "0 errors", "failures: 0" and the like, with no non-zero
+// count of failures on the same line.
+func zeroCount(l []byte) bool {
+	zero := false
+	for _, p := range [...]string{"0 error", "0 fail", "errors: 0", "failures: 0", "failed: 0", "errors=0", "failures=0", "no error", "without error", "error(s): 0", "0 problems"} {
+		if i := bytes.Index(l, []byte(p)); i >= 0 {
+			if p[0] == '0' && i > 0 && l[i-1] >= '0' && l[i-1] <= '9' {
+				continue // "10 errors"
+			}
+			zero = true
+		}
+	}
+	return zero && !nonZeroFailureCount(l)
+}
+
+// nonZeroFailureCount finds "N failed" / "failures: N" with N > 0.
+func nonZeroFailureCount(l []byte) bool {
+	for _, w := range [...]string{" failed", " failure", " error"} {
+		for off := 0; ; {
+			i := bytes.Index(l[off:], []byte(w))
+			if i < 0 {
+				break
+			}
+			i += off
+			j := i
+			for j > 0 && l[j-1] >= '0' && l[j-1] <= '9' {
+				j--
+			}
+			if j < i && !(i-j == 1 && l[j] == '0') {
+				return true
+			}
+			off = i + len(w)
+		}
+	}
+	for _, w := range [...]string{"failures: ", "errors: ", "failed: ", "failures=", "errors="} {
+		if i := bytes.Index(l, []byte(w)); i >= 0 {
+			k := i + len(w)
+			if k < len(l) && l[k] >= '1' && l[k] <= '9' {
+				return true
+			}
+		}
+	}
+	return false
+}

@@ -1,0 +1,262 @@
+package analysis
+
+import "bytes"
+
+// This file holds the hand-written shape matchers behind the ordered rules.
+// They run only on lines that passed the vocabulary prefilter.
+
+func hasAnyPrefix(b []byte, ps ...string) bool {
+	for _, p := range ps {
+		if bytes.HasPrefix(b, []byte(p)) {
+			return true
+		}
+	}
+	return false
+}
+
+func containsAny(b []byte, ss ...string) bool {
+	for _, s := range ss {
+		if bytes.Contains(b, []byte(s)) {
+			return true
+		}
+	}
+	return false
+}
+
+func isDigit(c byte) bool { return c >= '0' && c <= '9' }
+
+// pathLineEnd recognises a leading "path/file.ext:12" or "file.ext:12:5" token
+// and returns the index just after the position, or -1.
+func pathLineEnd(tt []byte) int {
+	end := bytes.IndexByte(tt, ' ')
+	if end < 0 {
+		end = len(tt)
+	}
+	tok := tt[:end]
+	for i := 1; i+1 < len(tok); i++ {
+		if tok[i] != ':' || !isDigit(tok[i+1]) {
+			continue
+		}
+		if bytes.IndexByte(tok[:i], '.') < 0 {
+			return -1
+		}
+		j := i + 1
+		for j < len(tok) && (isDigit(tok[j]) || tok[j] == ':') {
+			j++
+		}
+		if j == len(tok) {
+			return j
+		}
+		return -1
+	}
+	return -1
+}
+
+// positionBefore reports whether b ends with a source position: ":12",
+// ":12:5" or "(12)", "(12,5)".
+func positionBefore(b []byte) bool {
+	n := len(b)
+	if n == 0 {
+		return false
+	}
+	if b[n-1] == ')' {
+		i := n - 2
+		for i >= 0 && (isDigit(b[i]) || b[i] == ',') {
+			i--
+		}
+		return i >= 0 && i < n-2 && b[i] == '('
+	}
+	i := n - 1
+	for i >= 0 && (isDigit(b[i]) || b[i] == ':') {
+		i--
+	}
+	return i < n-1 && i >= 0 && b[i+1] == ':' && isDigit(b[n-1])
+}
+
+// isCompilerDiag recognises compiler and linter diagnostics of severity error:
+// "f.c:3:5: error: …", "f.h(89): error C2143: …", "error[E0425]: …",
+// "error TS2345: …", "[ERROR] /x/A.java:[12,5] …", "x.go:12:5: undefined: y".
+func isCompilerDiag(tt, l []byte) bool {
+	for _, m := range [...]string{": error", ": fatal error", "): error", ":error:"} {
+		if i := bytes.Index(l, []byte(m)); i > 0 && i < 400 {
+			pre := tt[:i]
+			if m[0] == ')' {
+				pre = tt[:i+1]
+			}
+			if positionBefore(pre) {
+				return true
+			}
+		}
+	}
+	switch {
+	case hasAnyPrefix(l, "error[e", "error ts", "error cs", "error fs", "error: linking with", "ld: error", "collect2: error"):
+		return true
+	case bytes.HasPrefix(l, []byte("[error] ")) && bytes.Contains(l, []byte(":[")):
+		return true
+	}
+	if e := pathLineEnd(tt); e > 0 && !containsAny(l, "warning", "note:", "info:") {
+		return true
+	}
+	return false
+}
+
+// isTestFailure recognises the line a test runner prints for a failed test.
+func isTestFailure(tt, l []byte) bool {
+	switch {
+	case hasAnyPrefix(l, "--- fail", "fail:", "fail ", "failed ", "failed:", "[fail]", "not ok ", "\u2717", "\u2715", "\u00d7 ", "\u274c", "\u25cf ", "error collecting", "error at setup", "error at teardown", "flaky test failed"):
+		return !bytes.HasPrefix(l, []byte("failed to ")) && !bytes.HasPrefix(l, []byte("fail to "))
+	case containsAny(l, "<<< failure!", "<<< error!", " ... fail", " ... error", "[fail]", " failed on line", "[failed]", " fail: "):
+		return true
+	case containsAny(tt, " FAILED", " FAIL ", " FAIL:", "FAILED CONSISTENTLY"):
+		return true
+	}
+	// "name failed" with a single-token name, e.g. "test72 FAILED"
+	if bytes.HasSuffix(l, []byte(" failed")) && bytes.Count(l, []byte(" ")) == 1 {
+		return true
+	}
+	return false
+}
+
+// genericPhrases mark wrappers: lines that say that something failed without
+// saying why.
+var genericPhrases = []string{
+	"exit code", "exit status", "exited with", "returned non-zero", "non-zero exit", "make: ***", "] error ",
+	"npm err! a complete log", "elifecycle", "command failed", "ninja: build stopped", "build failed",
+	"build failure", "finished: failure", "marked build as failure", "see above", "for more details",
+	"see the log", "check the step logs", "custom container implementation", "there were test failures",
+	"there are test failures", "some tests failed", "tests failed", "test failed.", "failed tests",
+	"subcommand failed", "errors found", "error found", "job failed", "failed to run task",
+	"process didn't exit successfully", "could not compile", "execution failed for task",
+	"recipe for target", "test suites:", "tests run:", "failing", "failed (failures=", "failed (errors=",
+	"the following tests failed", "failed consistently, continuing", "tests: ", "error summary",
+}
+
+func isGenericLower(l []byte) bool {
+	for _, p := range genericPhrases {
+		if bytes.Contains(l, []byte(p)) {
+			return true
+		}
+	}
+	// "= 1 failed, 20 passed in 3.1s =" style summaries
+	if bytes.HasPrefix(l, []byte("=")) && bytes.Contains(l, []byte(" failed")) {
+		return true
+	}
+	return wrapperException(l)
+}
+
+// wrapperException recognises exceptions whose message only says that
+// something failed: "runtimeerror: test_x 1/1 failed!".
+func wrapperException(l []byte) bool {
+	i := bytes.Index(l, []byte("error: "))
+	if i < 0 || bytes.IndexByte(l[:i], ' ') >= 0 {
+		return false
+	}
+	msg := bytes.TrimRight(l[i+len("error: "):], "!. ")
+	return bytes.HasSuffix(msg, []byte(" failed")) && bytes.Count(msg, []byte(" ")) <= 3
+}
+
+// isException recognises exception and panic reports.
+func isException(tt, l []byte) bool {
+	if bytes.HasPrefix(tt, []byte("E ")) {
+		tt = bytes.TrimLeft(tt[1:], " ")
+		l = l[len(l)-len(tt):]
+	}
+	if hasAnyPrefix(l, "exception in thread", "panic: ", "fatal error", "fatal: ", "caused by:", "** (", "uncaught ", "unhandled ", "thread '", "terminate called", "segmentation fault", "assertion failed", "assertionerror") {
+		return true
+	}
+	end := 0
+	for end < len(tt) && tt[end] != ':' && tt[end] != ' ' && tt[end] != '(' {
+		end++
+	}
+	tok := tt[:end]
+	if end == len(tt) || len(tok) < 5 {
+		return bytes.HasSuffix(tok, []byte("Exception")) || bytes.HasSuffix(tok, []byte("Error")) && len(tok) > 5
+	}
+	for _, s := range [...]string{"Error", "Exception", "Failure", "Fault", "Interrupt", "Exit", "Errno"} {
+		if bytes.HasSuffix(tok, []byte(s)) {
+			return tt[end] == ':' || tt[end] == '('
+		}
+	}
+	return false
+}
+
+// infraWords are vocabulary entries that name a network, resource or
+// permission failure.
+var infraWords = []string{"reset by peer", "refused", "econn", "etimedout", "enotfound", "eai_again", "timed out",
+	"deadline exceeded", "rate limit", "too many requests", "toomanyrequests", "no space left", "out of memory",
+	"oom", "killed", "segmentation fault", "core dumped", "sigsegv", "sigkill", "sigabrt", "no such ", "denied",
+	"unauthorized", "forbidden", "unreachable"}
+
+var infraSet = func() (s kwSet) {
+	for _, w := range infraWords {
+		for i, k := range vocabulary {
+			if k.text == w {
+				s[i/64] |= 1 << (i % 64)
+			}
+		}
+	}
+	return s
+}()
+
+func isInfra(found kwSet) bool { return found[0]&infraSet[0] != 0 || found[1]&infraSet[1] != 0 }
+
+// isErrorStatement recognises lines that state an error in a tool's voice.
+func isErrorStatement(tt, l []byte) bool {
+	if hasAnyPrefix(l, "error", "[error", "fatal", "failed", "failure", "critical", "[critical", "severe", "err!", "npm err!", "yarn err", "e: ", "e/", "could not", "cannot", "unable to", "can't", "couldn't") {
+		return true
+	}
+	return containsAny(l, ": error", ": fatal", " error:", "error -", " err!", "failed to ", ": failed", "not found", "does not exist", "unable to", "could not", "cannot ", "no such")
+}
+
+// isFrame recognises stack-trace frames of common runtimes.
+func isFrame(tt []byte) bool {
+	switch {
+	case hasAnyPrefix(tt, "at ", "File \"", "from /", "--- End of", "Caused by:", "goroutine ", "(elixir", "(stdlib", "(ex_unit", "(mix", "(erts", "#") && len(tt) > 3:
+		return tt[0] != '#' || isDigit(tt[1])
+	case bytes.HasPrefix(tt, []byte("...")) && bytes.Contains(tt, []byte("more")):
+		return true
+	}
+	if i := bytes.Index(tt, []byte(".go:")); i > 0 && bytes.Contains(tt, []byte(" +0x")) {
+		return true
+	}
+	// rust and gdb backtraces: "12: 0x55d1…" or "12: std::rt::…"
+	j := 0
+	for j < len(tt) && isDigit(tt[j]) {
+		j++
+	}
+	return j > 0 && j+1 < len(tt) && tt[j] == ':' && tt[j+1] == ' ' && bytes.Contains(tt, []byte("::"))
+}
+
+// isHeader recognises lines that open a failure report.
+func isHeader(tt []byte) bool {
+	switch {
+	case bytes.HasPrefix(tt, []byte("Traceback (most recent call last)")):
+		return true
+	case bytes.HasPrefix(tt, []byte("___")) && bytes.HasSuffix(tt, []byte("___")):
+		return true
+	case bytes.HasPrefix(tt, []byte("===")) && containsAny(tt, " FAILURES ", " ERRORS "):
+		return true
+	case hasAnyPrefix(tt, "Failures:", "Failed tests:", "Tests in error:", "FAILURES!", "ERRORS!", "\u25cf "):
+		return true
+	}
+	j := 0
+	for j < len(tt) && isDigit(tt[j]) {
+		j++
+	}
+	return j > 0 && j < 4 && j+1 < len(tt) && tt[j] == ')' && tt[j+1] == ' '
+}
+
+// isCaretLine recognises compiler markers such as "    ^~~~".
+func isCaretLine(tt []byte) bool {
+	caret := false
+	for _, c := range tt {
+		switch c {
+		case '^', '~':
+			caret = true
+		case ' ', '|', '\t', '-':
+		default:
+			return false
+		}
+	}
+	return caret
+}
