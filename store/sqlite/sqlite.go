@@ -1,0 +1,198 @@
+// Package sqlite implements store.Store on an embedded, pure-Go SQLite database
+// (modernc.org/sqlite, no cgo); it is the default backend of a single binary.
+//
+// Concurrency: all writes, Polylane's and River's, go through one connection
+// whose transactions begin IMMEDIATE, so writers queue inside the process
+// instead of failing with "database is locked"; reads use a separate pool of
+// query-only connections, which WAL mode lets run beside the writer. A busy
+// timeout covers a second process (such as "polylane migrate") on the same file.
+package sqlite
+
+import (
+	"context"
+	"database/sql"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net/url"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/riverqueue/river/riverdriver/riversqlite"
+	_ "modernc.org/sqlite" // registers the "sqlite" database/sql driver
+
+	"github.com/polylane/polylane/migrations"
+	"github.com/polylane/polylane/store"
+	"github.com/polylane/polylane/store/internal/sqlstore"
+)
+
+// busyTimeout is how long a connection waits for another process's lock.
+const busyTimeout = 10 * time.Second
+
+// Options configure Open.
+type Options struct {
+	// Path is the database file; it is created if missing, but its directory
+	// must exist.
+	Path string
+	// Logger receives the queue's logs (nil: discarded).
+	Logger *slog.Logger
+	// Now is the clock for the times the store sets (nil: time.Now).
+	Now func() time.Time
+	// ReadConns is the size of the read pool (0: 4).
+	ReadConns int
+}
+
+// Store is the SQLite implementation of store.Store.
+type Store struct {
+	*sqlstore.Records
+	path    string
+	writer  *sql.DB
+	reader  *sql.DB
+	queue   *sqlstore.Queue[*sql.Tx]
+	current atomic.Bool // migrations were found current once
+}
+
+var _ store.Store = (*Store)(nil)
+
+// CheckPath validates a database path without creating anything: it must not
+// be empty or contain '?', and its directory must exist.
+func CheckPath(path string) error {
+	if path == "" {
+		return errors.New("empty SQLite path")
+	}
+	if strings.ContainsAny(path, "?#") {
+		return fmt.Errorf("SQLite path %q must not contain '?' or '#'", path)
+	}
+	dir := filepath.Dir(path)
+	info, err := os.Stat(dir)
+	if err != nil {
+		return fmt.Errorf("directory of SQLite file %s: %w", path, err)
+	}
+	if !info.IsDir() {
+		return fmt.Errorf("%s is not a directory", dir)
+	}
+	return nil
+}
+
+func dsn(path string, pragmas ...string) string {
+	q := url.Values{}
+	q.Add("_pragma", fmt.Sprintf("busy_timeout(%d)", busyTimeout.Milliseconds()))
+	q.Add("_pragma", "foreign_keys(1)")
+	for _, p := range pragmas {
+		q.Add("_pragma", p)
+	}
+	return path + "?" + q.Encode()
+}
+
+// Open opens (creating if needed) the database file and its queue client. It
+// does not migrate: call Migrate.
+func Open(ctx context.Context, opts Options) (*Store, error) {
+	if err := CheckPath(opts.Path); err != nil {
+		return nil, err
+	}
+	writer, err := sql.Open("sqlite", dsn(opts.Path, "journal_mode(WAL)", "synchronous(NORMAL)")+"&_txlock=immediate")
+	if err != nil {
+		return nil, fmt.Errorf("open SQLite %s: %w", opts.Path, err)
+	}
+	writer.SetMaxOpenConns(1)
+	writer.SetConnMaxIdleTime(0)
+	if err := writer.PingContext(ctx); err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open SQLite %s: %w", opts.Path, err)
+	}
+	reader, err := sql.Open("sqlite", dsn(opts.Path, "query_only(1)"))
+	if err != nil {
+		writer.Close()
+		return nil, fmt.Errorf("open SQLite %s for reading: %w", opts.Path, err)
+	}
+	readConns := opts.ReadConns
+	if readConns <= 0 {
+		readConns = 4
+	}
+	reader.SetMaxOpenConns(readConns)
+	queue, err := sqlstore.NewQueue(riversqlite.New(writer), opts.Logger, true)
+	if err != nil {
+		reader.Close()
+		writer.Close()
+		return nil, err
+	}
+	s := &Store{path: opts.Path, writer: writer, reader: reader, queue: queue}
+	s.Records = sqlstore.NewRecords(txRunner{s}, opts.Now)
+	return s, nil
+}
+
+// DB returns the writer connection pool (one connection), for tools and tests.
+func (s *Store) DB() *sql.DB { return s.writer }
+
+// Path returns the database file.
+func (s *Store) Path() string { return s.path }
+
+// Backend returns "sqlite".
+func (s *Store) Backend() string { return "sqlite" }
+
+// Ping checks that the database file can be read.
+func (s *Store) Ping(ctx context.Context) error {
+	var one int
+	if err := s.reader.QueryRowContext(ctx, `SELECT 1`).Scan(&one); err != nil {
+		return fmt.Errorf("ping SQLite %s: %w", s.path, err)
+	}
+	return nil
+}
+
+// Migrate applies Polylane's and River's pending migrations.
+func (s *Store) Migrate(ctx context.Context) (store.MigrationReport, error) {
+	var rep store.MigrationReport
+	var err error
+	if rep.SchemaVersion, rep.SchemaApplied, err = sqlstore.MigrateSchema(ctx, s.writer, migrations.SQLite); err != nil {
+		return rep, err
+	}
+	if rep.QueueVersion, rep.QueueApplied, err = s.queue.Migrate(ctx); err != nil {
+		return rep, err
+	}
+	return rep, nil
+}
+
+// CheckMigrations reports whether every migration is applied.
+func (s *Store) CheckMigrations(ctx context.Context) error {
+	if s.current.Load() {
+		return nil
+	}
+	err := txRunner{s}.Read(ctx, func(tx sqlstore.Tx) error { return sqlstore.CheckSchema(ctx, tx, migrations.SQLite) })
+	if err != nil {
+		return err
+	}
+	if err := s.queue.CheckMigrations(ctx); err != nil {
+		return err
+	}
+	s.current.Store(true)
+	return nil
+}
+
+// StartQueue starts working jobs.
+func (s *Store) StartQueue(ctx context.Context, opts store.QueueOptions) error {
+	return s.queue.Start(ctx, opts)
+}
+
+// StopQueue stops working jobs, waiting for running ones until ctx is done.
+func (s *Store) StopQueue(ctx context.Context) error { return s.queue.Stop(ctx) }
+
+// QueueStats counts jobs by state.
+func (s *Store) QueueStats(ctx context.Context) (store.QueueStats, error) {
+	counts, err := s.JobCounts(ctx)
+	if err != nil {
+		return store.QueueStats{}, err
+	}
+	return store.QueueStats{Running: s.queue.Running(), Jobs: counts}, nil
+}
+
+// Close stops the queue (waiting up to 5 s for running jobs) and closes the
+// database.
+func (s *Store) Close() error {
+	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
+	defer cancel()
+	qerr := s.queue.Stop(ctx)
+	return errors.Join(qerr, s.reader.Close(), s.writer.Close())
+}

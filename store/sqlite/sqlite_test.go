@@ -1,0 +1,155 @@
+package sqlite_test
+
+import (
+	"context"
+	"os"
+	"path/filepath"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/polylane/polylane/store"
+	"github.com/polylane/polylane/store/sqlite"
+	"github.com/polylane/polylane/store/storetest"
+)
+
+func open(t *testing.T, path string) *sqlite.Store {
+	t.Helper()
+	s, err := sqlite.Open(context.Background(), sqlite.Options{Path: path})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		if err := s.Close(); err != nil {
+			t.Errorf("close: %v", err)
+		}
+	})
+	return s
+}
+
+func newStore(t *testing.T) store.Store {
+	s := open(t, filepath.Join(t.TempDir(), "polylane.db"))
+	if _, err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestConformance(t *testing.T) {
+	storetest.Run(t, newStore)
+}
+
+// TestTwoStoresOneFile writes to one file from two Store values at once, as
+// "polylane serve" and a second process would: the busy timeout and
+// IMMEDIATE transactions must prevent "database is locked".
+func TestTwoStoresOneFile(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shared.db")
+	a := newStoreAt(t, path)
+	b := open(t, path)
+	ctx := context.Background()
+	if err := a.UpsertRepository(ctx, store.Repository{ID: 1, InstallationID: 1, FullName: "acme/one"}); err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	errs := make(chan error, 400)
+	for g := range 8 {
+		s := a
+		if g%2 == 1 {
+			s = b
+		}
+		wg.Go(func() {
+			for i := range 50 {
+				errs <- s.UpsertRun(ctx, store.WorkflowRun{RepositoryID: 1, RunID: int64(g*1000 + i + 1), Attempt: 1,
+					CreatedAt: time.Unix(int64(i), 0)})
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	page, err := b.ListRuns(ctx, store.RunQuery{RepositoryID: 1, Limit: 500})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(page.Runs) != 400 {
+		t.Fatalf("%d runs, want 400", len(page.Runs))
+	}
+}
+
+func newStoreAt(t *testing.T, path string) *sqlite.Store {
+	s := open(t, path)
+	if _, err := s.Migrate(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func TestUnmigratedIsNotReadyAndNotWritten(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "fresh.db")
+	s := open(t, path)
+	ctx := context.Background()
+	if err := s.CheckMigrations(ctx); err == nil {
+		t.Fatal("CheckMigrations on a fresh file succeeded")
+	}
+	var n int
+	db := s.DB()
+	if err := db.QueryRowContext(ctx, `SELECT count(*) FROM sqlite_schema WHERE type = 'table'`).Scan(&n); err != nil {
+		t.Fatal(err)
+	}
+	if n != 0 {
+		t.Fatalf("CheckMigrations created %d tables", n)
+	}
+	if _, err := s.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.CheckMigrations(ctx); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestPragmas(t *testing.T) {
+	s := open(t, filepath.Join(t.TempDir(), "p.db"))
+	tests := []struct{ pragma, want string }{
+		{"journal_mode", "wal"},
+		{"foreign_keys", "1"},
+		{"busy_timeout", "10000"},
+	}
+	for _, tc := range tests {
+		var got string
+		if err := s.DB().QueryRowContext(context.Background(), "PRAGMA "+tc.pragma).Scan(&got); err != nil {
+			t.Fatal(err)
+		}
+		if got != tc.want {
+			t.Errorf("PRAGMA %s = %s, want %s", tc.pragma, got, tc.want)
+		}
+	}
+}
+
+func TestCheckPath(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		path string
+		ok   bool
+	}{
+		{filepath.Join(dir, "ok.db"), true},
+		{filepath.Join(dir, "missing", "x.db"), false},
+		{"", false},
+		{filepath.Join(dir, "q?.db"), false},
+	}
+	for _, tc := range tests {
+		err := sqlite.CheckPath(tc.path)
+		if (err == nil) != tc.ok {
+			t.Errorf("CheckPath(%q) = %v, want ok=%v", tc.path, err, tc.ok)
+		}
+		if _, err := sqlite.Open(context.Background(), sqlite.Options{Path: tc.path}); !tc.ok && err == nil {
+			t.Errorf("Open(%q) succeeded", tc.path)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
+		t.Fatalf("Open created a directory: %v", err)
+	}
+}

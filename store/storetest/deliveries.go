@@ -1,0 +1,137 @@
+package storetest
+
+import (
+	"bytes"
+	"errors"
+	"testing"
+
+	"github.com/riverqueue/river"
+
+	"github.com/polylane/polylane/store"
+)
+
+// testArgs is the job the suite enqueues.
+type testArgs struct {
+	N int `json:"n"`
+}
+
+func (testArgs) Kind() string { return "storetest" }
+
+// unmarshalableArgs fails inside River's InsertTx, after the row insert of the
+// same transaction has succeeded.
+type unmarshalableArgs struct {
+	C chan int `json:"c"`
+}
+
+func (unmarshalableArgs) Kind() string { return "storetest_unmarshalable" }
+
+func jobCount(t *testing.T, s store.Store) int64 {
+	t.Helper()
+	st, err := s.QueueStats(ctxFor(t))
+	must(t, err)
+	var n int64
+	for _, c := range st.Jobs {
+		n += c
+	}
+	return n
+}
+
+func testDeliveries(t *testing.T, s store.Store) {
+	ctx := ctxFor(t)
+	payload := []byte("{\"action\":\"completed\",\n \"x\": \"\\u00e9\"}\x00raw")
+	d := store.Delivery{GUID: "guid-1", Event: "workflow_run", Action: "completed", InstallationID: 1,
+		RepositoryID: 101, ReceivedAt: base, Payload: payload}
+	dup, err := s.RecordDelivery(ctx, d, testArgs{N: 1}, nil)
+	must(t, err)
+	if dup {
+		t.Fatal("first RecordDelivery reported a duplicate")
+	}
+	got, err := s.GetDelivery(ctx, "guid-1")
+	must(t, err)
+	if !bytes.Equal(got.Payload, payload) {
+		t.Fatalf("payload = %q, want the bytes as received %q", got.Payload, payload)
+	}
+	d.State, d.UpdatedAt = store.DeliveryQueued, got.UpdatedAt
+	equal(t, "delivery", got, d)
+	if n := jobCount(t, s); n != 1 {
+		t.Fatalf("jobs after one delivery = %d, want 1", n)
+	}
+
+	// The same GUID again: a duplicate, nothing enqueued, nothing changed.
+	again := d
+	again.Event, again.Payload = "push", []byte("{}")
+	dup, err = s.RecordDelivery(ctx, again, testArgs{N: 2}, nil)
+	must(t, err)
+	if !dup {
+		t.Fatal("second RecordDelivery of guid-1 was not reported as a duplicate")
+	}
+	if n := jobCount(t, s); n != 1 {
+		t.Fatalf("jobs after a duplicate delivery = %d, want 1", n)
+	}
+	got, err = s.GetDelivery(ctx, "guid-1")
+	must(t, err)
+	if got.Event != "workflow_run" {
+		t.Fatalf("duplicate overwrote the delivery: %+v", got)
+	}
+
+	must(t, s.SetDeliveryState(ctx, "guid-1", store.DeliveryFailed, "boom"))
+	got, err = s.GetDelivery(ctx, "guid-1")
+	must(t, err)
+	if got.State != store.DeliveryFailed || got.Error != "boom" {
+		t.Fatalf("after SetDeliveryState: %+v", got)
+	}
+	wantErr(t, s.SetDeliveryState(ctx, "guid-1", "lost", ""), store.ErrInvalid)
+	wantErr(t, s.SetDeliveryState(ctx, "nope", store.DeliveryDone, ""), store.ErrNotFound)
+	_, err = s.GetDelivery(ctx, "nope")
+	wantErr(t, err, store.ErrNotFound)
+
+	// A delivery with no job (an ignored event) and an empty payload.
+	dup, err = s.RecordDelivery(ctx, store.Delivery{GUID: "guid-2", Event: "ping", State: store.DeliveryIgnored}, nil, nil)
+	must(t, err)
+	got, err = s.GetDelivery(ctx, "guid-2")
+	must(t, err)
+	if dup || got.State != store.DeliveryIgnored || got.Payload == nil || len(got.Payload) != 0 || got.ReceivedAt.IsZero() {
+		t.Fatalf("ignored delivery: dup=%v %+v", dup, got)
+	}
+}
+
+func testTransactionalEnqueue(t *testing.T, s store.Store) {
+	ctx := ctxFor(t)
+	failures := []struct {
+		name string
+		args river.JobArgs
+		opts *river.InsertOpts
+	}{
+		{"arguments fail to encode", unmarshalableArgs{C: make(chan int)}, nil},
+		{"insert options are invalid", testArgs{N: 1}, &river.InsertOpts{Queue: "no spaces allowed!"}},
+	}
+	for i, tc := range failures {
+		guid := "rollback-" + string(rune('a'+i))
+		_, err := s.RecordDelivery(ctx, store.Delivery{GUID: guid, Event: "workflow_run", Payload: []byte("{}")}, tc.args, tc.opts)
+		if err == nil {
+			t.Fatalf("%s: RecordDelivery succeeded, want an error", tc.name)
+		}
+		_, err = s.GetDelivery(ctx, guid)
+		if !errors.Is(err, store.ErrNotFound) {
+			t.Fatalf("%s: the delivery row survived the failed enqueue (GetDelivery error %v)", tc.name, err)
+		}
+	}
+	if n := jobCount(t, s); n != 0 {
+		t.Fatalf("jobs after failed deliveries = %d, want 0", n)
+	}
+
+	// Enqueue is all or none as well.
+	err := s.Enqueue(ctx, store.Job{Args: testArgs{N: 1}}, store.Job{Args: unmarshalableArgs{C: make(chan int)}})
+	if err == nil {
+		t.Fatal("Enqueue with a bad second job succeeded")
+	}
+	if n := jobCount(t, s); n != 0 {
+		t.Fatalf("jobs after a failed Enqueue = %d, want 0", n)
+	}
+	must(t, s.Enqueue(ctx, store.Job{Args: testArgs{N: 1}}, store.Job{Args: testArgs{N: 2}}))
+	st, err := s.QueueStats(ctx)
+	must(t, err)
+	if st.Depth() != 2 || st.Running {
+		t.Fatalf("queue stats after Enqueue = %+v, want depth 2 and not running", st)
+	}
+}
