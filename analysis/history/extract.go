@@ -85,6 +85,7 @@ func analyzeJob(o *Occurrence, job analysis.Job, src Source, analyze Analyzer) e
 		return fmt.Errorf("close log of job %d: %w", job.ID, closeErr)
 	}
 	o.Signature, o.SignatureID, o.ExitCode = res.Signature, res.SignatureID, res.ExitCode
+	o.ErrorKind, o.Endpoint, o.Command = res.ErrorKind, res.Endpoint, res.Command
 	o.Lines = res.Lines[:min(len(res.Lines), maxOccurrenceLines)]
 	if o.Step.Name == "" && res.Step != nil {
 		o.Step = *res.Step

@@ -83,7 +83,13 @@ func fingerprintOf(o *Occurrence) fingerprint {
 	if fp.family == "" {
 		fp.family = familyOf(o.Signature)
 	}
+	if fp.family == "" {
+		fp.family = familyOf(o.ErrorKind)
+	}
 	var eps []string
+	if o.Endpoint != "" {
+		eps = appendEndpoints(eps, o.Endpoint)
+	}
 	for _, t := range causes {
 		eps = appendEndpoints(eps, t)
 	}

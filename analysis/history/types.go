@@ -31,6 +31,12 @@ type Occurrence struct {
 	Cancelled bool `json:"cancelled,omitempty"`
 	// Conclusion is the run's conclusion (failure, timed_out, cancelled, ...).
 	Conclusion string `json:"conclusion,omitempty"`
+	// ErrorKind, Endpoint and Command are the analysis engine's reading of the
+	// cause: the failure kind it states (ECONNRESET, timeout, ...), the remote
+	// endpoint it names, and the last command echoed before it.
+	ErrorKind string `json:"error_kind,omitempty"`
+	Endpoint  string `json:"endpoint,omitempty"`
+	Command   string `json:"command,omitempty"`
 	// Passed lists the steps that succeeded in this run (all jobs), so that the
 	// pattern of a class can tell a green run of its step from one that never
 	// reached it.

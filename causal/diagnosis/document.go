@@ -1,0 +1,69 @@
+package diagnosis
+
+import (
+	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/causal"
+	"github.com/polylane/polylane/causal/impact"
+	"github.com/polylane/polylane/causal/patch"
+)
+
+// Schema is the value of the document's "schema" field.
+const Schema = "polylane.diagnosis/v1"
+
+// Diagnosis is the polylane.diagnosis/v1 document (contracts.md §2): what the
+// CLI prints with --json, what the server stores and the dashboard serves.
+// Fields after Verdict that the contract does not name are additions.
+type Diagnosis struct {
+	Schema     string          `json:"schema"`
+	Repository string          `json:"repository"`
+	Run        RunInfo         `json:"run"`
+	Failure    Failure         `json:"failure"`
+	Window     history.Window  `json:"window"`
+	Clusters   []history.Class `json:"clusters"`
+	Verdict    history.Verdict `json:"verdict"`
+	Chain      *causal.Chain   `json:"chain"`
+	Patch      *patch.Patch    `json:"patch"`
+	Impact     *impact.Impact  `json:"impact"`
+
+	// FailureRate is the failure rate of the failing step over the window.
+	FailureRate history.Rate `json:"failure_rate"`
+	// Cadence says in one sentence how often the trigger's class happens.
+	Cadence string `json:"cadence"`
+	// TriggerClass is the id of the class that holds the trigger's failure.
+	TriggerClass string `json:"trigger_class"`
+	// UnknownRuns lists failed runs of the window whose jobs or log could not
+	// be read, newest first.
+	UnknownRuns []int64 `json:"unknown_runs,omitempty"`
+}
+
+// RunInfo describes the run being diagnosed.
+type RunInfo struct {
+	ID           int64  `json:"id"`
+	Number       int    `json:"number"`
+	Attempt      int    `json:"attempt"`
+	Workflow     string `json:"workflow"`
+	WorkflowPath string `json:"workflow_path"`
+	Branch       string `json:"branch"`
+	HeadSHA      string `json:"head_sha"`
+	Event        string `json:"event"`
+	HTMLURL      string `json:"html_url"`
+}
+
+// Failure is the trigger run's failure: job, step, cause lines and signature.
+type Failure struct {
+	Job         JobRef           `json:"job"`
+	Step        analysis.StepRef `json:"step"`
+	Lines       []analysis.Line  `json:"lines"`
+	Signature   string           `json:"signature"`
+	SignatureID string           `json:"signature_id,omitempty"`
+	ExitCode    *int             `json:"exit_code"`
+	// Unknown is set when the failing job's log could not be read.
+	Unknown bool `json:"unknown,omitempty"`
+}
+
+// JobRef names a job.
+type JobRef struct {
+	ID   int64  `json:"id"`
+	Name string `json:"name"`
+}

@@ -1,0 +1,353 @@
+package diagnosis
+
+import (
+	"crypto/sha1"
+	"encoding/hex"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+)
+
+// The synthetic scenarios under testdata/scenarios are written by
+// TestGenerateScenarios when UPDATE=1. Each is described by a history string,
+// oldest run first, one code per run (the last run is the trigger):
+//
+//	.  push run, success           A B C  push run failing with that failure
+//	a  failure A, log missing      j      failure A, jobs file missing
+//	x  cancelled run               p      pull_request run on the same branch, failing with B
+//	P  pull_request run, success   r      re-run whose attempt 2 succeeded
+//	R  listed twice: attempt 1 failed (A), attempt 2 succeeded
+//	T  attempt 2 failed with A, jobs listing (filter=all) holds attempt 1 failing with B
+//	M  matrix: both jobs fail with A    m  matrix: only the second job fails with A
+type genScenario struct {
+	name     string
+	workflow string
+	steps    []string
+	matrix   bool
+	history  string
+	failures map[byte]genFailure
+	expect   map[string]any
+}
+
+// genFailure is one failure: the step it happens in, the output printed
+// before the runner's exit-code error, and the exit code.
+type genFailure struct {
+	step   string
+	output []string
+	exit   int
+}
+
+var (
+	netReset = genFailure{step: "Download modules", exit: 1, output: []string{
+		"go: downloading github.com/acme/lib v1.2.3",
+		`go: github.com/acme/lib@v1.2.3: Get "https://proxy.golang.org/github.com/acme/lib/@v/v1.2.3.zip": read tcp 10.1.0.4:51234->142.250.1.1:443: read: connection reset by peer`,
+		"make: *** [Makefile:5: deps] Error 1"}}
+	netTimeout = genFailure{step: "Download modules", exit: 1, output: []string{
+		"go: downloading github.com/acme/other v0.4.0",
+		`go: github.com/acme/other@v0.4.0: Get "https://proxy.golang.org/github.com/acme/other/@v/v0.4.0.mod": dial tcp 142.250.1.1:443: i/o timeout`,
+		"make: *** [Makefile:5: deps] Error 1"}}
+	cartRegression = genFailure{step: "Unit tests", exit: 2, output: []string{
+		"=== RUN   TestCartTotal",
+		"    cart_test.go:42: TestCartTotal: total = 90, want 100 after discount",
+		"--- FAIL: TestCartTotal (0.00s)",
+		"FAIL",
+		"FAIL\tgithub.com/acme/shop/cart\t0.012s",
+		"make: *** [Makefile:12: test] Error 1"}}
+	searchFlake = genFailure{step: "Unit tests", exit: 2, output: []string{
+		"=== RUN   TestSearchSuggestions",
+		"    search_test.go:88: TestSearchSuggestions: got 2 suggestion requests, want 1",
+		"--- FAIL: TestSearchSuggestions (0.31s)",
+		"FAIL",
+		"FAIL\tgithub.com/acme/shop/search\t0.402s",
+		"make: *** [Makefile:12: test] Error 1"}}
+	compileError = genFailure{step: "Build", exit: 2, output: []string{
+		"# github.com/acme/shop/api",
+		"api/server.go:17:9: undefined: NewClient",
+		"make: *** [Makefile:8: build] Error 1"}}
+)
+
+var goSteps = []string{"Download modules", "Build", "Unit tests"}
+
+var genScenarios = []genScenario{
+	{name: "regression-unit-test", workflow: "CI", steps: goSteps,
+		history:  "....B.....C.......B....AABAAA",
+		failures: map[byte]genFailure{'A': cartRegression, 'B': netReset, 'C': searchFlake},
+		expect: map[string]any{"trigger_step": "Unit tests", "window": map[string]int{"runs": 29, "failed": 9},
+			"trigger_cluster_count": 5, "clusters_in_trigger_step": 2, "verdict": "regression",
+			"first_bad_sha": "@A", "cause_line_contains": "TestCartTotal", "pattern": "persistent"}},
+	{name: "broken-build", workflow: "Build", steps: goSteps,
+		history:  "AAAAAAAA",
+		failures: map[byte]genFailure{'A': compileError},
+		expect: map[string]any{"trigger_step": "Build", "window": map[string]int{"runs": 8, "failed": 8},
+			"trigger_cluster_count": 8, "clusters_in_trigger_step": 1, "verdict": "broken",
+			"first_bad_sha": nil, "cause_line_contains": "undefined: NewClient", "pattern": "persistent"}},
+	{name: "new-workflow", workflow: "Nightly", steps: goSteps,
+		history:  ".AA",
+		failures: map[byte]genFailure{'A': compileError},
+		expect: map[string]any{"trigger_step": "Build", "window": map[string]int{"runs": 3, "failed": 2},
+			"trigger_cluster_count": 2, "clusters_in_trigger_step": 1, "verdict": "new", "first_bad_sha": nil}},
+	{name: "missing-log", workflow: "CI", steps: goSteps,
+		history:  "...A...a..B.j..A",
+		failures: map[byte]genFailure{'A': netReset, 'B': netTimeout},
+		expect: map[string]any{"trigger_step": "Download modules", "window": map[string]int{"runs": 16, "failed": 5},
+			"trigger_cluster_count": 3, "clusters_in_trigger_step": 1, "verdict": "flaky", "first_bad_sha": nil,
+			"cause_line_contains": "connection reset by peer", "pattern": "intermittent"}},
+	{name: "rerun-attempt", workflow: "CI", steps: goSteps,
+		history:  "..R..r..A..T.A.A",
+		failures: map[byte]genFailure{'A': searchFlake, 'B': netReset},
+		expect: map[string]any{"trigger_step": "Unit tests", "window": map[string]int{"runs": 16, "failed": 4},
+			"trigger_cluster_count": 4, "clusters_in_trigger_step": 1, "verdict": "flaky", "first_bad_sha": nil,
+			"cause_line_contains": "TestSearchSuggestions", "pattern": "intermittent"}},
+	{name: "pr-same-branch", workflow: "CI", steps: goSteps,
+		history:  "..A.p.pP.x.A..p.A",
+		failures: map[byte]genFailure{'A': netTimeout, 'B': compileError},
+		expect: map[string]any{"trigger_step": "Download modules", "window": map[string]int{"runs": 13, "failed": 4},
+			"trigger_cluster_count": 3, "clusters_in_trigger_step": 1, "verdict": "flaky", "first_bad_sha": nil,
+			"cause_line_contains": "i/o timeout", "pattern": "intermittent"}},
+	{name: "matrix", workflow: "Test", steps: goSteps, matrix: true,
+		history:  "..M...M..m..M",
+		failures: map[byte]genFailure{'A': searchFlake},
+		expect: map[string]any{"trigger_step": "Unit tests", "window": map[string]int{"runs": 13, "failed": 4},
+			"trigger_cluster_count": 4, "clusters_in_trigger_step": 1, "verdict": "flaky", "first_bad_sha": nil,
+			"cause_line_contains": "TestSearchSuggestions", "pattern": "intermittent"}},
+}
+
+func TestGenerateScenarios(t *testing.T) {
+	if os.Getenv("UPDATE") == "" {
+		t.Skip("set UPDATE=1 to regenerate testdata/scenarios")
+	}
+	for _, g := range genScenarios {
+		dir := filepath.Join("testdata", "scenarios", g.name)
+		if err := os.RemoveAll(dir); err != nil {
+			t.Fatal(err)
+		}
+		files := g.files()
+		for name, data := range files {
+			path := filepath.Join(dir, filepath.FromSlash(name))
+			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			if err := os.WriteFile(path, data, 0o644); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// genRun is one entry of runs.json plus what its jobs and logs hold.
+type genRun struct {
+	run  map[string]any
+	id   int64
+	code byte
+}
+
+func (g genScenario) sha(i int) string {
+	sum := sha1.Sum([]byte(fmt.Sprintf("%s/%d", g.name, i)))
+	return hex.EncodeToString(sum[:])
+}
+
+// files renders the whole scenario directory.
+func (g genScenario) files() map[string][]byte {
+	files := map[string][]byte{}
+	base := time.Date(2026, 9, 1, 8, 0, 0, 0, time.UTC)
+	var runs []any // newest first
+	firstA := ""
+	for i := 0; i < len(g.history); i++ {
+		code := g.history[i]
+		id := int64(5000000 + i)
+		at := base.Add(time.Duration(i) * 7 * time.Hour)
+		if code == 'A' && firstA == "" {
+			firstA = g.sha(i)
+		}
+		entries := g.runEntries(i, id, code, at)
+		for _, e := range entries {
+			runs = append([]any{e}, runs...)
+		}
+		if jobs := g.jobs(i, id, code, at, files); jobs != nil && code != 'j' && code != '.' && code != 'P' && code != 'r' {
+			files[fmt.Sprintf("jobs/%d.json", id)] = mustJSON(map[string]any{"total_count": len(jobs), "jobs": jobs})
+		}
+	}
+	files["runs.json"] = mustJSON(map[string]any{"total_count": len(runs), "workflow_runs": runs})
+	files["scenario.json"] = mustJSON(map[string]any{
+		"schema": "polylane.scenario/v1",
+		"repository": map[string]any{"id": 99, "name": "shop", "full_name": "acme/shop", "owner": map[string]any{"login": "acme"},
+			"default_branch": "main", "html_url": "https://github.com/acme/shop", "private": false},
+		"installation_id": 7,
+		"workflow":        map[string]any{"id": 42, "name": g.workflow, "path": ".github/workflows/ci.yml"},
+		"trigger_run_id":  5000000 + len(g.history) - 1,
+	})
+	expect := map[string]any{}
+	for k, v := range g.expect {
+		if v == "@A" {
+			v = firstA
+		}
+		expect[k] = v
+	}
+	files["expect.json"] = mustJSON(expect)
+	files["repo/Makefile"] = []byte("deps:\n\tgo mod download\n\nbuild:\n\tgo build ./...\n\ntest:\n\tgo test ./...\n")
+	return files
+}
+
+// runEntries returns the runs.json entries of one run (two for code R).
+func (g genScenario) runEntries(i int, id int64, code byte, at time.Time) []map[string]any {
+	event, conclusion, attempt := "push", "failure", 1
+	switch code {
+	case '.':
+		conclusion = "success"
+	case 'P':
+		event, conclusion = "pull_request", "success"
+	case 'p':
+		event = "pull_request"
+	case 'x':
+		conclusion = "cancelled"
+	case 'r':
+		conclusion, attempt = "success", 2
+	case 'T':
+		attempt = 2
+	}
+	entry := func(conclusion string, attempt int) map[string]any {
+		return map[string]any{
+			"id": id, "name": g.workflow, "run_number": 100 + i, "run_attempt": attempt, "workflow_id": 42,
+			"path": ".github/workflows/ci.yml", "head_sha": g.sha(i), "head_branch": "main", "event": event,
+			"status": "completed", "conclusion": conclusion, "html_url": fmt.Sprintf("https://github.com/acme/shop/actions/runs/%d", id),
+			"created_at": at.Format(time.RFC3339), "updated_at": at.Add(10 * time.Minute).Format(time.RFC3339),
+			"run_started_at": at.Format(time.RFC3339), "pull_requests": []any{},
+			"head_commit": map[string]any{"id": g.sha(i), "message": fmt.Sprintf("change %d", i)},
+		}
+	}
+	if code == 'R' {
+		return []map[string]any{entry("failure", 1), entry("success", 2)}
+	}
+	return []map[string]any{entry(conclusion, attempt)}
+}
+
+// jobs returns the jobs of a failed run and writes the logs of failed jobs.
+func (g genScenario) jobs(i int, id int64, code byte, at time.Time, files map[string][]byte) []any {
+	names := []string{"build"}
+	if g.matrix {
+		names = []string{"test (1.22)", "test (1.23)"}
+	}
+	var jobs []any
+	add := func(n int, name string, attempt int, f *genFailure, cancelled bool) {
+		jobID := id*10 + int64(n)
+		jobs = append(jobs, g.job(jobID, id, attempt, name, at, f, cancelled))
+		if f != nil && code != 'a' {
+			files[fmt.Sprintf("logs/%d.txt", jobID)] = g.log(at, f)
+		}
+	}
+	switch code {
+	case 'T':
+		b := g.failures['B']
+		a := g.failures['A']
+		add(0, names[0], 1, &b, false)
+		add(1, names[0], 2, &a, false)
+	case 'x':
+		add(0, names[0], 1, nil, true)
+	case 'M', 'm':
+		a := g.failures['A']
+		for n, name := range names {
+			if code == 'M' || n == 1 {
+				add(n, name, 1, &a, false)
+			} else {
+				add(n, name, 1, nil, false)
+			}
+		}
+	case 'p':
+		b := g.failures['B']
+		add(0, names[0], 1, &b, false)
+	default:
+		a, ok := g.failures[code]
+		if code == 'a' || code == 'j' || code == 'R' {
+			a, ok = g.failures['A'], true
+		}
+		if !ok {
+			return nil
+		}
+		add(0, names[0], 1, &a, false)
+	}
+	return jobs
+}
+
+// job renders one job of the jobs API: steps before the failing one
+// succeeded, the failing one failed, the later ones were skipped.
+func (g genScenario) job(jobID, runID int64, attempt int, name string, at time.Time, f *genFailure, cancelled bool) map[string]any {
+	all := append(append([]string{"Set up job", "Run actions/checkout@v4"}, g.steps...), "Post Run actions/checkout@v4", "Complete job")
+	state := "success"
+	var steps []any
+	for n, s := range all {
+		c := state
+		switch {
+		case cancelled && n == 2:
+			c, state = "cancelled", "skipped"
+		case f != nil && s == f.step:
+			c, state = "failure", "skipped"
+		case strings.HasPrefix(s, "Post ") || s == "Complete job":
+			c = "success"
+		}
+		steps = append(steps, map[string]any{"name": s, "status": "completed", "conclusion": c, "number": n + 1,
+			"started_at": at.Format(time.RFC3339), "completed_at": at.Add(time.Minute).Format(time.RFC3339)})
+	}
+	conclusion := "success"
+	switch {
+	case cancelled:
+		conclusion = "cancelled"
+	case f != nil:
+		conclusion = "failure"
+	}
+	return map[string]any{"id": jobID, "run_id": runID, "run_attempt": attempt, "name": name, "status": "completed",
+		"conclusion": conclusion, "started_at": at.Format(time.RFC3339), "completed_at": at.Add(5 * time.Minute).Format(time.RFC3339),
+		"steps": steps}
+}
+
+// commands are the run: lines of the workflow steps.
+var commands = map[string]string{"Download modules": "make deps", "Build": "make build", "Unit tests": "make test"}
+
+// log renders a raw GitHub Actions job log that fails in f.step.
+func (g genScenario) log(at time.Time, f *genFailure) []byte {
+	var b strings.Builder
+	t := at
+	line := func(s string) {
+		t = t.Add(137 * time.Millisecond)
+		fmt.Fprintf(&b, "%s %s\n", t.Format("2006-01-02T15:04:05.0000000Z"), s)
+	}
+	b.WriteString("\ufeff")
+	line("Current runner version: '2.320.0'")
+	line("##[group]Runner Image")
+	line("  Image: ubuntu-24.04")
+	line("##[endgroup]")
+	line("##[group]Run actions/checkout@v4")
+	line("with:")
+	line("  repository: acme/shop")
+	line("##[endgroup]")
+	line("Syncing repository: acme/shop")
+	for _, s := range g.steps {
+		line("##[group]Run " + commands[s])
+		line("\x1b[36;1m" + commands[s] + "\x1b[0m")
+		line("shell: /usr/bin/bash -e {0}")
+		line("##[endgroup]")
+		if s != f.step {
+			line(commands[s] + ": ok")
+			continue
+		}
+		for _, o := range f.output {
+			line(o)
+		}
+		line(fmt.Sprintf("##[error]Process completed with exit code %d.", f.exit))
+		break
+	}
+	line("Post job cleanup.")
+	line("Cleaning up orphan processes")
+	return []byte(b.String())
+}
+
+func mustJSON(v any) []byte {
+	b, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		panic(err)
+	}
+	return append(b, '\n')
+}
