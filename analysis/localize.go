@@ -14,6 +14,7 @@ const (
 	anchorScore     = 30   // minimum score of a line that opens a block
 	mergeGap        = 3    // anchors this close join one block
 	lookBack        = 30   // lines a block may reach back for its header
+	trailLines      = 2    // plain lines that may follow a cause line
 )
 
 // storedLine is a line kept by the localiser.
@@ -41,8 +42,9 @@ type block struct {
 	last      int
 	best      int // index into lines
 	bestScore int
-	anchors   int
-	baseHits  int
+	anchors    int
+	lastAnchor int
+	baseHits   int
 	cmd       string
 	cmdLine   int
 	seq       int
@@ -109,7 +111,7 @@ func (z *localizer) grow(n int, f feature) {
 		case anchor && gap <= mergeGap:
 			z.fill(b, b.last+1, n)
 			return
-		case gap == 1 && attached(f) && len(b.lines) < maxBlockLines:
+		case gap == 1 && (attached(f) || n-b.lastAnchor <= trailLines && trailing(f)) && len(b.lines) < maxBlockLines:
 			z.fill(b, n, n)
 			return
 		case gap <= 2 && f.flags&fBlank != 0:
@@ -129,7 +131,13 @@ func attached(f feature) bool {
 	if f.flags&(fCommand|fNoise|fPass) != 0 || f.class == clsGeneric {
 		return false
 	}
-	return f.flags&(fIndent|fFrame|fCaret) != 0 || f.score >= anchorScore
+	return f.flags&(fIndent|fFrame|fCaret|fDiag) != 0 || f.score >= anchorScore
+}
+
+// trailing reports whether a plain line may follow a cause line as its
+// explanation ("Reason: …").
+func trailing(f feature) bool {
+	return f.flags&(fCommand|fNoise|fPass|fBlank|fHeader) == 0 && f.class != clsGeneric && f.class != clsWarning
 }
 
 // openBlock starts a block at line n, reaching back for its header lines.
@@ -158,7 +166,7 @@ func reachable(f feature) bool {
 	if f.flags&(fCommand|fNoise|fPass) != 0 || f.class == clsGeneric {
 		return false
 	}
-	return f.flags&(fIndent|fFrame|fCaret|fHeader|fBlank) != 0 || f.score > 0
+	return f.flags&(fIndent|fFrame|fCaret|fHeader|fBlank|fDiag) != 0 || f.score > 0
 }
 
 // fill appends ring lines from..to (inclusive) to b.
@@ -180,6 +188,7 @@ func (z *localizer) fill(b *block, from, to int) {
 		sl := &b.lines[len(b.lines)-1]
 		if sl.feat.score >= anchorScore && sl.feat.class != clsGeneric {
 			b.anchors++
+			b.lastAnchor = m
 			if sl.inBase {
 				b.baseHits++
 			}
@@ -294,12 +303,13 @@ func exitCode(lc []byte, kind Kind) (int, bool) {
 	switch {
 	case kind == KindError && bytes.HasPrefix(lc, []byte("##[error]process completed with exit code ")):
 		rest = lc[len("##[error]process completed with exit code "):]
-	case bytes.HasPrefix(lc, []byte("the command \"")):
+	case bytes.Contains(lc, []byte("\" exited with ")) || bytes.Contains(lc, []byte("\" failed and exited with ")):
 		i := bytes.LastIndex(lc, []byte("exited with "))
-		if i < 0 {
-			return 0, false
-		}
 		rest = lc[i+len("exited with "):]
+	case bytes.HasPrefix(lc, []byte("the command \"")) && bytes.Contains(lc, []byte("\" failed")):
+		return 1, true
+	case bytes.HasPrefix(lc, []byte("build step '")) && bytes.Contains(lc, []byte("marked build as failure")):
+		return 1, true
 	case bytes.HasPrefix(lc, []byte("error: script returned exit code ")):
 		rest = lc[len("error: script returned exit code "):]
 	default:

@@ -7,6 +7,9 @@ const (
 	contextBefore = 10   // block lines kept before the cause line
 	contextAfter  = 20   // block lines kept after it
 	maxOutLines   = 4096 // lines returned with a baseline
+	tailLines     = 3    // lines before the exit line always returned
+	secondMargin  = 10   // a runner-up block this close is returned too
+	secondLines   = 4    // lines of the runner-up block returned
 )
 
 // region is the part of the log where the failure happened: the failing step
@@ -91,12 +94,16 @@ func (z *localizer) firstErrorSpan(spans []StepSpan) int {
 func (z *localizer) rank(total int, spans []StepSpan) ranking {
 	z.close()
 	reg := z.failureRegion(total, spans)
-	var best *block
-	bestScore := 0
+	var best, second *block
+	bestScore, secondScore := 0, 0
 	for _, b := range z.blocks {
 		s := z.blockScore(b, reg, spans)
-		if best == nil || s >= bestScore {
+		switch {
+		case best == nil || s > bestScore:
+			second, secondScore = best, bestScore
 			best, bestScore = b, s
+		case second == nil || s > secondScore:
+			second, secondScore = b, s
 		}
 	}
 	if tb := z.tailBlock(reg); tb != nil {
@@ -116,10 +123,41 @@ func (z *localizer) rank(total int, spans []StepSpan) ranking {
 			out.context = append(out.context, best.lines[i])
 		}
 	}
+	if second != nil && second != best && secondScore >= bestScore-secondMargin {
+		lo, hi := max(0, second.best-1), min(len(second.lines), second.best+secondLines)
+		out.context = append(out.context, second.lines[lo:hi]...)
+	}
+	out.context = z.withTail(out, best, reg)
 	if z.base != nil {
 		out.context = z.withNovel(out, reg)
 	}
 	return out
+}
+
+// withTail adds the last lines printed before the failing exit line, which
+// state the failure more often than any other place in a log.
+func (z *localizer) withTail(r ranking, chosen *block, reg region) []storedLine {
+	if reg.exit == nil {
+		return r.context
+	}
+	seen := map[int]bool{r.cause.n: true}
+	for _, l := range r.context {
+		seen[l.n] = true
+	}
+	ctx := r.context
+	added := 0
+	for i := len(reg.exit.tail) - 1; i >= 0 && added < tailLines; i-- {
+		l := reg.exit.tail[i]
+		if l.n < reg.first || l.feat.class == clsGeneric || l.feat.flags&(fPass|fNoise) != 0 {
+			continue
+		}
+		if !seen[l.n] {
+			ctx = append(ctx, l)
+			seen[l.n] = true
+		}
+		added++
+	}
+	return ctx
 }
 
 // blockScore combines a block's own evidence with where it sits.
@@ -131,7 +169,7 @@ func (z *localizer) blockScore(b *block, reg region, spans []StepSpan) int {
 		case n >= reg.first && n <= reg.last:
 			s += 30
 			if span := reg.last - reg.first; span > 0 {
-				s += 8 * (n - reg.first) / span
+				s -= 8 * (n - reg.first) / span
 			}
 		case b.lines[b.best].span >= 0 && b.lines[b.best].span < len(spans) && spans[b.lines[b.best].span].Post:
 			s -= 60

@@ -39,6 +39,7 @@ const (
 	fCaret   // a compiler caret or tilde marker line
 	fPass    // reports success
 	fNoise   // CI system bookkeeping (travis_fold, travis_time)
+	fDiag    // starts with a source position: "file.ext:12:"
 )
 
 // feature is what the rules found in one line.
@@ -72,13 +73,17 @@ func classifyLine(in ruleInput) feature {
 		return f
 	}
 	ltt := in.lc[len(in.lc)-len(tt):]
+	if containsAny(ltt, "werror", "treated as error") {
+		f.class, f.score = clsError, classScore[clsError]
+		return f
+	}
 	kw, found := vocabScore(ltt)
 	if kw == 0 && f.flags&(fHeader) == 0 {
 		return f
 	}
 	f.class = ruleClass(in, tt, ltt, found)
 	if f.class == clsKeyword {
-		f.score = min(15+5*kw, 50)
+		f.score = min(10+5*kw, 50)
 	} else {
 		f.score = classScore[f.class]
 	}
@@ -114,6 +119,9 @@ func structural(in ruleInput, tt []byte, f *feature) bool {
 	if isFrame(tt) {
 		f.flags |= fFrame
 	}
+	if pathLineEnd(tt) > 0 {
+		f.flags |= fDiag
+	}
 	if isHeader(tt) {
 		f.flags |= fHeader
 	}
@@ -135,13 +143,16 @@ func ruleClass(in ruleInput, tt, ltt []byte, found kwSet) lineClass {
 	if in.kind == KindWarning {
 		return clsWarning
 	}
+	if bytes.HasPrefix(ltt, []byte("npm err!")) {
+		return npmClass(ltt)
+	}
 	switch {
+	case isGenericLower(ltt):
+		return clsGeneric
 	case isCompilerDiag(tt, ltt):
 		return clsCompiler
 	case isTestFailure(tt, ltt):
 		return clsTest
-	case isGenericLower(ltt):
-		return clsGeneric
 	case isException(tt, ltt):
 		return clsException
 	case isInfra(found):
@@ -179,13 +190,26 @@ func adjust(score int, c lineClass, ltt []byte, found kwSet, f *feature) int {
 }
 
 // softeners mark errors that the tool itself recovers from.
-var softeners = []string{"retrying", "will retry", "retry in", "trying again", "back off", "backing off", "ignored", "ignoring", "(ignored)", "non-fatal", "nonfatal", "skipping", "continuing"}
+var softeners = []string{"retrying", "will retry", "retry in", "trying again", "running it again", "rerun", "back off", "backing off", "ignored", "ignoring", "(ignored)", "non-fatal", "nonfatal", "skipping", "continuing"}
+
+// npmClass classifies "npm ERR!" lines: the error code and the network or
+// registry detail are causes, the rest wraps a failed script.
+func npmClass(l []byte) lineClass {
+	switch {
+	case bytes.HasPrefix(l, []byte("npm err! code e")) && !bytes.Contains(l, []byte("elifecycle")):
+		return clsInfra
+	case containsAny(l, "npm err! network", "npm err! 404", "npm err! 403", "npm err! 5", "npm err! enoent", "npm err! eacces", "npm err! peer dep", "npm err! eresolve", "npm err! notarget", "npm err! cb()"):
+		return clsError
+	}
+	return clsGeneric
+}
 
 // isPass reports whether a line says something passed.
 func isPass(l []byte) bool {
 	return bytes.Contains(l, []byte(" passed")) || bytes.Contains(l, []byte("passed ")) ||
 		bytes.HasSuffix(l, []byte(" ok")) || bytes.Contains(l, []byte("\u2713")) || bytes.Contains(l, []byte("\u2714")) ||
-		bytes.HasPrefix(l, []byte("ok ")) || bytes.Contains(l, []byte("[ok]")) || bytes.Contains(l, []byte("[  passed  ]"))
+		bytes.HasPrefix(l, []byte("ok ")) || bytes.Contains(l, []byte("[ok]")) || bytes.Contains(l, []byte("[  passed  ]")) ||
+		bytes.Contains(l, []byte("xfail")) || bytes.Contains(l, []byte("expected fail")) || bytes.HasPrefix(l, []byte("skip"))
 }
 
 // zeroCount reports "0 errors", "failures: 0" and the like, with no non-zero

@@ -137,9 +137,15 @@ func isGenericLower(l []byte) bool {
 			return true
 		}
 	}
-	// "= 1 failed, 20 passed in 3.1s =" style summaries
+	// "= 1 failed, 20 passed in 3.1s =" and "FAILED: 3 tests" style summaries
 	if bytes.HasPrefix(l, []byte("=")) && bytes.Contains(l, []byte(" failed")) {
 		return true
+	}
+	if i := bytes.Index(l, []byte("failed:")); i >= 0 {
+		rest := bytes.TrimLeft(l[i+len("failed:"):], " \t")
+		if len(rest) > 0 && isDigit(rest[0]) {
+			return true
+		}
 	}
 	return wrapperException(l)
 }

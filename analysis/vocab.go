@@ -10,86 +10,86 @@ import (
 type keyword struct {
 	text   string // lower case
 	weight int8
-	// word requires a non-letter on both sides.
-	word bool
+	// left and right require a non-letter before and after the word.
+	left, right bool
 }
 
 // vocabulary is the error vocabulary used as the per-line prefilter. Weights
 // say how strongly a word speaks of a failure; the ordered rules refine them.
 var vocabulary = []keyword{
-	{"error", 3, false},
-	{"fail", 3, false},
-	{"fatal", 3, false},
-	{"panic", 3, false},
-	{"exception", 3, false},
-	{"traceback", 3, false},
-	{"abort", 2, false},
-	{"segmentation fault", 4, false},
-	{"core dumped", 3, false},
-	{"killed", 2, true},
-	{"timed out", 3, false},
-	{"timeout", 2, false},
-	{"deadline exceeded", 3, false},
-	{"denied", 3, false},
-	{"refused", 3, false},
-	{"reset by peer", 3, false},
-	{"econn", 3, false},
-	{"etimedout", 3, false},
-	{"enotfound", 3, false},
-	{"eai_again", 3, false},
-	{"not found", 2, false},
-	{"no such ", 3, false},
-	{"cannot", 2, false},
-	{"can't", 2, false},
-	{"could not", 2, false},
-	{"couldn't", 2, false},
-	{"unable to", 2, false},
-	{"undefined", 2, false},
-	{"unresolved", 2, false},
-	{"invalid", 1, false},
-	{"unexpected", 2, false},
-	{"missing", 1, true},
-	{"mismatch", 1, false},
-	{"expected", 1, false},
-	{"assert", 2, false},
-	{"violation", 1, false},
-	{"rate limit", 3, false},
-	{"too many requests", 3, false},
-	{"toomanyrequests", 3, false},
-	{"unauthorized", 2, false},
-	{"forbidden", 2, false},
-	{"out of memory", 3, false},
-	{"oom", 2, true},
-	{"no space left", 3, false},
-	{"exceeded", 2, false},
-	{"unreachable", 2, false},
-	{"crash", 2, false},
-	{"refusing", 2, false},
-	{"not ok", 2, true},
-	{"permission", 1, false},
-	{"illegal", 2, false},
-	{"does not exist", 2, false},
-	{"doesn't exist", 2, false},
-	{"not supported", 1, false},
-	{"incompatible", 1, false},
-	{"conflict", 1, false},
-	{"cancel", 1, false},
-	{"sigint", 2, false},
-	{"sigterm", 2, false},
-	{"sigkill", 2, false},
-	{"sigsegv", 3, false},
-	{"sigabrt", 3, false},
-	{"exit code", 1, false},
-	{"exit status", 1, false},
-	{"exited with", 1, false},
-	{"non-zero", 1, false},
-	{"problem", 1, true},
-	{"broken", 1, true},
-	{"\u2717", 3, false},  // ✗
-	{"\u2716", 3, false},  // ✖
-	{"\u2715", 3, false},  // ✕
-	{"\u274c", 3, false},  // ❌
-	{"\u00d7 ", 2, false}, // ×
+	{"error", 3, false, false},
+	{"fail", 3, false, false},
+	{"fatal", 3, false, false},
+	{"panic", 3, false, false},
+	{"exception", 3, false, false},
+	{"traceback", 3, false, false},
+	{"abort", 2, false, false},
+	{"segmentation fault", 4, false, false},
+	{"core dumped", 3, false, false},
+	{"killed", 2, true, true},
+	{"timed out", 3, false, false},
+	{"timeout", 2, false, false},
+	{"deadline exceeded", 3, false, false},
+	{"denied", 3, false, false},
+	{"refused", 3, false, false},
+	{"reset by peer", 3, false, false},
+	{"econn", 3, true, false},
+	{"etimedout", 3, true, false},
+	{"enotfound", 3, true, false},
+	{"eai_again", 3, true, false},
+	{"not found", 2, false, false},
+	{"no such ", 3, false, false},
+	{"cannot", 2, false, false},
+	{"can't", 2, false, false},
+	{"could not", 2, false, false},
+	{"couldn't", 2, false, false},
+	{"unable to", 2, false, false},
+	{"undefined", 2, false, false},
+	{"unresolved", 2, false, false},
+	{"invalid", 1, false, false},
+	{"unexpected", 2, false, false},
+	{"missing", 1, true, true},
+	{"mismatch", 1, false, false},
+	{"expected", 1, false, false},
+	{"assert", 2, false, false},
+	{"violation", 1, false, false},
+	{"rate limit", 3, false, false},
+	{"too many requests", 3, false, false},
+	{"toomanyrequests", 3, false, false},
+	{"unauthorized", 2, false, false},
+	{"forbidden", 2, false, false},
+	{"out of memory", 3, false, false},
+	{"oom", 2, true, true},
+	{"no space left", 3, false, false},
+	{"exceeded", 2, false, false},
+	{"unreachable", 2, false, false},
+	{"crash", 2, false, false},
+	{"refusing", 2, false, false},
+	{"not ok", 2, true, true},
+	{"permission", 1, false, false},
+	{"illegal", 2, false, false},
+	{"does not exist", 2, false, false},
+	{"doesn't exist", 2, false, false},
+	{"not supported", 1, false, false},
+	{"incompatible", 1, false, false},
+	{"conflict", 1, false, false},
+	{"cancel", 1, false, false},
+	{"sigint", 2, false, false},
+	{"sigterm", 2, false, false},
+	{"sigkill", 2, false, false},
+	{"sigsegv", 3, false, false},
+	{"sigabrt", 3, false, false},
+	{"exit code", 1, false, false},
+	{"exit status", 1, false, false},
+	{"exited with", 1, false, false},
+	{"non-zero", 1, false, false},
+	{"problem", 1, true, true},
+	{"broken", 1, true, true},
+	{"\u2717", 3, false, false},  // ✗
+	{"\u2716", 3, false, false},  // ✖
+	{"\u2715", 3, false, false},  // ✕
+	{"\u274c", 3, false, false},  // ❌
+	{"\u00d7 ", 2, false, false}, // ×
 }
 
 // kwSet is a bit set of vocabulary indices (the vocabulary has fewer than 128
@@ -163,7 +163,10 @@ func vocabScore(lc []byte) (score int, found kwSet) {
 				if !bytes.HasPrefix(lc[i:], []byte(k.text)) {
 					continue
 				}
-				if k.word && ((i > 0 && isLetter(lc[i-1])) || (i+len(k.text) < len(lc) && isLetter(lc[i+len(k.text)]))) {
+				if (k.left && i > 0 && isLetter(lc[i-1])) || (k.right && i+len(k.text) < len(lc) && isLetter(lc[i+len(k.text)])) {
+					continue
+				}
+				if inNameToken(lc, i, len(k.text)) {
 					continue
 				}
 				found[w] |= 1 << j
@@ -179,6 +182,36 @@ func (s kwSet) has(text string) bool {
 	for i, k := range vocabulary {
 		if k.text == text {
 			return s[i/64]&(1<<(i%64)) != 0
+		}
+	}
+	return false
+}
+
+// inNameToken reports whether the word at lc[i:i+n] sits inside a path, a
+// URL or a file name ("src/Error.hs", "libgpg-error", "Error.swift"), where it
+// names something rather than reports a failure.
+func inNameToken(lc []byte, i, n int) bool {
+	ts := i
+	for ts > 0 && lc[ts-1] != ' ' && lc[ts-1] != '\t' {
+		ts--
+	}
+	te := i + n
+	for te < len(lc) && lc[te] != ' ' && lc[te] != '\t' {
+		te++
+	}
+	tok := lc[ts:te]
+	if bytes.IndexByte(tok, '/') >= 0 || bytes.IndexByte(tok, '\\') >= 0 {
+		return true
+	}
+	if i > ts && (lc[i-1] == '-' || lc[i-1] == '_') {
+		return true
+	}
+	for k := i + n; k+1 < te; k++ {
+		if lc[k] == '.' && isLetter(lc[k+1]) {
+			return true
+		}
+		if !isLetter(lc[k]) {
+			break
 		}
 	}
 	return false

@@ -53,15 +53,46 @@ func ciDiffCases(t *testing.T, shared string) []ciDiffCase {
 	return cases
 }
 
+// universalLines maps the line numbers of the CiDiff ground truth, which
+// splits on "\r\n", "\r" and "\n" (a Java line reader), to line numbers split on
+// "\n" only, as Polylane counts them: index i holds the '\n' line of
+// universal line i+1.
+func universalLines(t *testing.T, path string) []int {
+	b, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var out []int
+	line := 1
+	for i := 0; i < len(b); i++ {
+		switch b[i] {
+		case '\n':
+			out = append(out, line)
+			line++
+		case '\r':
+			out = append(out, line)
+			if i+1 < len(b) && b[i+1] == '\n' {
+				i++
+				line++
+			}
+		}
+	}
+	if len(b) > 0 && b[len(b)-1] != '\n' && b[len(b)-1] != '\r' {
+		out = append(out, line)
+	}
+	return out
+}
+
 func ciDiffRows(t *testing.T, shared string) []row {
 	cases := ciDiffCases(t, shared)
 	var plain, based []lineScore
 	for _, c := range cases {
 		blank := blankLines(t, c.fail)
+		toLine := universalLines(t, c.fail)
 		gold := map[int]bool{}
 		for n := range c.errors {
-			if !blank[n] {
-				gold[n] = true
+			if n-1 < len(toLine) && !blank[toLine[n-1]] {
+				gold[toLine[n-1]] = true
 			}
 		}
 		res := analyzeFile(t, c.fail, analysis.Options{})

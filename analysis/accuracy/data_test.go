@@ -169,7 +169,7 @@ func scoreLines(res *analysis.Result, gold map[int]bool, blank map[int]bool) lin
 // lineMetrics aggregates line scores over logs (macro averages).
 type lineMetrics struct {
 	p, r, f, anyHit, full, median float64
-	n                              int
+	n                             int
 }
 
 func aggregate(scores []lineScore) lineMetrics {

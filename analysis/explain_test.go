@@ -1,0 +1,83 @@
+package analysis
+
+import (
+	"bufio"
+	"encoding/json"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"testing"
+)
+
+// TestExplainLogChunks is a development aid: with POLYLANE_EXPLAIN=1 it
+// reports, for the LogChunks logs, whether any candidate block overlaps the
+// labelled chunk and at which rank the best overlapping block sits.
+func TestExplainLogChunks(t *testing.T) {
+	if os.Getenv("POLYLANE_EXPLAIN") == "" {
+		t.Skip("set POLYLANE_EXPLAIN=1")
+	}
+	home, _ := os.UserCacheDir()
+	dir := filepath.Join(home, "polylane", "logchunks")
+	f, err := os.Open("../../shared/data/logchunks/labels.jsonl")
+	if err != nil {
+		t.Skip(err)
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	sc.Buffer(nil, 1<<26)
+	ranks := map[int]int{}
+	total := 0
+	for sc.Scan() {
+		var l struct {
+			Log   string `json:"log"`
+			Start int    `json:"chunk_start_line"`
+			End   int    `json:"chunk_end_line"`
+		}
+		json.Unmarshal(sc.Bytes(), &l)
+		if l.Start == 0 {
+			continue
+		}
+		total++
+		lf, err := os.Open(filepath.Join(dir, l.Log))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := NewScanner(lf, Options{})
+		z := newLocalizer(nil)
+		for s.Scan() {
+			z.observe(s.n, s.clean, s.line.Kind, s.header, len(s.steps.spans)-1)
+		}
+		lf.Close()
+		z.close()
+		reg := z.failureRegion(s.n, s.steps.spans)
+		type scored struct {
+			b *block
+			s int
+		}
+		var all []scored
+		for _, b := range z.blocks {
+			all = append(all, scored{b, z.blockScore(b, reg, s.steps.spans)})
+		}
+		sort.SliceStable(all, func(i, j int) bool { return all[i].s > all[j].s })
+		rank := -1
+		for i, x := range all {
+			if x.b.first <= l.End && x.b.last >= l.Start {
+				rank = i
+				break
+			}
+		}
+		ranks[min(rank, 5)]++
+		if os.Getenv("POLYLANE_EXPLAIN") == "v" && rank != 0 {
+			fmt.Printf("== %s gold %d-%d region %d-%d rank %d\n", l.Log, l.Start, l.End, reg.first, reg.last, rank)
+			for i, x := range all {
+				if i > 5 {
+					break
+				}
+				bl := x.b.lines[x.b.best]
+				fmt.Printf("   %3d [%d-%d] %s %.100q\n", x.s, x.b.first, x.b.last, bl.feat.class, bl.text)
+			}
+		}
+	}
+	t.Logf("total %d; rank of first overlapping block: %v (-1 = none)", total, ranks)
+}
