@@ -1,20 +1,20 @@
 package history
 
-import "hash/crc32"
-
 // ngramBuckets is the number of hash buckets of an n-gram count vector.
 const ngramBuckets = 64
 
 // ngrams holds hashed 4-gram counts of a text (Kubernetes triage's prefilter).
 type ngrams [ngramBuckets]uint16
 
-// ngramCounts hashes every 4-byte window of s into one of 64 buckets.
+// ngramCounts hashes every 4-byte window of s into one of 64 buckets
+// (multiplicative hashing of the window read as a 32-bit word).
 func ngramCounts(s string) ngrams {
 	var g ngrams
 	for i := 0; i+4 <= len(s); i++ {
-		h := crc32.ChecksumIEEE([]byte(s[i : i+4]))
-		if g[h%ngramBuckets] < 0xffff {
-			g[h%ngramBuckets]++
+		w := uint32(s[i]) | uint32(s[i+1])<<8 | uint32(s[i+2])<<16 | uint32(s[i+3])<<24
+		h := (w * 2654435761) >> 26
+		if g[h] < 0xffff {
+			g[h]++
 		}
 	}
 	return g

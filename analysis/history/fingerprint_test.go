@@ -27,6 +27,8 @@ func TestFamilyOf(t *testing.T) {
 		{`AssertionError: expected 3 to equal 4`, FamilyTest},
 		{`src/app.ts(3,5): error TS2304: Cannot find name 'x'.`, FamilyBuild},
 		{`remote: Permission to org/repo.git denied; Authentication failed`, FamilyCredentials},
+		{`/home/runner/work/_temp/x.sh: line 3:  4242 Killed                  node build.js`, FamilyResource},
+		{`error: resource mapping not found for name: "x": no matches for kind "Widget"`, FamilyOrdering},
 		{`make: *** [Makefile:12: all] Error 2`, ""},
 		{`cat <<heredoc-eofx`, ""},
 	}
