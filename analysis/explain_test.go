@@ -81,3 +81,24 @@ func TestExplainLogChunks(t *testing.T) {
 	}
 	t.Logf("total %d; rank of first overlapping block: %v (-1 = none)", total, ranks)
 }
+
+// TestExplainFile prints the analysis of the log named by POLYLANE_EXPLAIN_LOG
+// (a development aid).
+func TestExplainFile(t *testing.T) {
+	path := os.Getenv("POLYLANE_EXPLAIN_LOG")
+	if path == "" {
+		t.Skip("set POLYLANE_EXPLAIN_LOG=path")
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	res, err := Analyze(f, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	res.Steps = nil
+	out, _ := json.MarshalIndent(res, "", " ")
+	fmt.Println(string(out))
+}

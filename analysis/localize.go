@@ -37,17 +37,18 @@ type ringLine struct {
 
 // block is a run of nearby lines around one or more cause candidates.
 type block struct {
-	lines     []storedLine
-	first     int
-	last      int
-	best      int // index into lines
-	bestScore int
+	lines      []storedLine
+	first      int
+	last       int
+	best       int // index into lines
+	bestScore  int
 	anchors    int
 	lastAnchor int
+	retried    bool // a retry notice followed the block
 	baseHits   int
-	cmd       string
-	cmdLine   int
-	seq       int
+	cmd        string
+	cmdLine    int
+	seq        int
 }
 
 // exitLine is a line that reports the exit status of a step or command.
@@ -91,6 +92,7 @@ func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int
 		}
 	}
 	z.noteCommand(n, text, kind, f)
+	z.noteRetry(n, f)
 	z.noteExit(n, kind, f, span)
 	slot := &z.ring[z.count%ringSize]
 	slot.n, slot.feat, slot.inBase, slot.span = n, f, inBase, span
@@ -219,6 +221,24 @@ func (z *localizer) close() {
 	}
 	z.blocks = append(z.blocks[:worst], z.blocks[worst+1:]...)
 }
+
+// noteRetry marks the latest block as retried when a retry notice follows it
+// closely: the tool recovered from that error, so a later one is the cause.
+func (z *localizer) noteRetry(n int, f feature) {
+	if f.flags&fBlank != 0 || !containsAny(z.lc, retryWords...) {
+		return
+	}
+	b := z.open
+	if b == nil && len(z.blocks) > 0 {
+		b = z.blocks[len(z.blocks)-1]
+	}
+	if b != nil && n-b.last <= 3 && n > b.last {
+		b.retried = true
+	}
+}
+
+// retryWords mark a notice that the tool will try again.
+var retryWords = []string{"retry", "retrying", "back off", "backing off", "trying again", "try again", "will be retried", "rerun"}
 
 // noteCommand remembers the last command echoed before the current line.
 func (z *localizer) noteCommand(n int, text []byte, kind Kind, f feature) {

@@ -16,23 +16,14 @@ const maxSignatureBytes = 300
 // UUIDs (<uuid>), long numbers (<n>), pod-name suffixes (<pod>), temp paths
 // (<tmp>) and the line numbers of stack frames. It keeps what identifies the
 // failure: loopback and private endpoints such as 127.0.0.1:32443, tool and
-// test names, error kinds, exit codes, compiler positions. Whitespace runs
-// collapse to one space.
+// test names, error kinds, exit codes, compiler positions. Leading and
+// trailing blanks are trimmed; inner spacing is kept as printed.
 func Normalize(text string) string {
+	text = strings.TrimSpace(text)
 	var b strings.Builder
 	b.Grow(len(text))
-	space := false
 	for i := 0; i < len(text); {
 		c := text[i]
-		if c == ' ' || c == '\t' {
-			space = true
-			i++
-			continue
-		}
-		if space && b.Len() > 0 {
-			b.WriteByte(' ')
-		}
-		space = false
 		if boundary(text, i) {
 			if rep, n := maskAt(text, i); n > 0 {
 				b.WriteString(rep)

@@ -184,6 +184,9 @@ func (z *localizer) blockScore(b *block, reg region, spans []StepSpan) int {
 	if b.anchors > 0 {
 		s -= 40 * b.baseHits / b.anchors
 	}
+	if b.retried {
+		s -= 12
+	}
 	return s
 }
 

@@ -27,7 +27,7 @@ var classNames = [...]string{"", "warning", "generic", "keyword", "header", "can
 func (c lineClass) String() string { return classNames[c] }
 
 // classScore is the base cause strength of each class (0-100).
-var classScore = [...]int{0, 6, 10, 0, 40, 55, 80, 78, 82, 85, 88, 92}
+var classScore = [...]int{0, 6, 10, 0, 40, 55, 89, 78, 82, 85, 88, 92}
 
 // Line flags used to build blocks around cause lines.
 const (
@@ -86,6 +86,9 @@ func classifyLine(in ruleInput) feature {
 		f.score = min(10+5*kw, 50)
 	} else {
 		f.score = classScore[f.class]
+	}
+	if f.class > clsGeneric && containsAny(ltt, definitive...) {
+		f.score += 6
 	}
 	f.score = adjust(f.score, f.class, ltt, found, &f)
 	return f
@@ -155,12 +158,12 @@ func ruleClass(in ruleInput, tt, ltt []byte, found kwSet) lineClass {
 		return clsTest
 	case isException(tt, ltt):
 		return clsException
+	case isWarning(ltt):
+		return clsWarning
 	case isInfra(found):
 		return clsInfra
 	case isErrorStatement(tt, ltt):
 		return clsError
-	case bytes.Contains(ltt, []byte("warn")) || bytes.Contains(ltt, []byte("deprecat")):
-		return clsWarning
 	}
 	if bytes.HasPrefix(tt, []byte("Traceback (most recent call last)")) {
 		return clsHeader
@@ -187,6 +190,14 @@ func adjust(score int, c lineClass, ltt []byte, found kwSet, f *feature) int {
 		}
 	}
 	return score
+}
+
+// definitive marks failures that persisted through the tool's own retries.
+var definitive = []string{"consistently", "giving up", "gave up", "too often", "attempts exhausted", "after retries"}
+
+// isWarning recognises warnings in a tool's voice.
+func isWarning(l []byte) bool {
+	return containsAny(l, "warning:", "warning ", "[warn", "warn:", "warn ", "deprecat")
 }
 
 // softeners mark errors that the tool itself recovers from.

@@ -105,7 +105,7 @@ func isTestFailure(tt, l []byte) bool {
 	switch {
 	case hasAnyPrefix(l, "--- fail", "fail:", "fail ", "failed ", "failed:", "[fail]", "not ok ", "\u2717", "\u2715", "\u00d7 ", "\u274c", "\u25cf ", "error collecting", "error at setup", "error at teardown", "flaky test failed"):
 		return !bytes.HasPrefix(l, []byte("failed to ")) && !bytes.HasPrefix(l, []byte("fail to "))
-	case containsAny(l, "<<< failure!", "<<< error!", " ... fail", " ... error", "[fail]", " failed on line", "[failed]", " fail: "):
+	case containsAny(l, "<<< failure!", "<<< error!", " ... fail", " ... error", "[fail]", " failed on line", "[failed]", " fail: ", " - failed", ": failed."):
 		return true
 	case containsAny(tt, " FAILED", " FAIL ", " FAIL:", "FAILED CONSISTENTLY"):
 		return true
@@ -132,6 +132,9 @@ var genericPhrases = []string{
 }
 
 func isGenericLower(l []byte) bool {
+	if statsRow(l) {
+		return true
+	}
 	for _, p := range genericPhrases {
 		if bytes.Contains(l, []byte(p)) {
 			return true
@@ -189,6 +192,7 @@ func isException(tt, l []byte) bool {
 // infraWords are vocabulary entries that name a network, resource or
 // permission failure.
 var infraWords = []string{"reset by peer", "refused", "econn", "etimedout", "enotfound", "eai_again", "timed out",
+	"took >", "took more than", "took longer than", "time limit",
 	"deadline exceeded", "rate limit", "too many requests", "toomanyrequests", "no space left", "out of memory",
 	"oom", "killed", "segmentation fault", "core dumped", "sigsegv", "sigkill", "sigabrt", "no such ", "denied",
 	"unauthorized", "forbidden", "unreachable"}
@@ -265,4 +269,18 @@ func isCaretLine(tt []byte) bool {
 		}
 	}
 	return caret
+}
+
+// statsRow recognises rows of a counter table: a label, a run of two or more
+// blanks, then a number ("Cache errors      2").
+func statsRow(l []byte) bool {
+	l = bytes.TrimRight(l, " \t")
+	i := len(l)
+	for i > 0 && (isDigit(l[i-1]) || l[i-1] == '.' || l[i-1] == '%') {
+		i--
+	}
+	if i == len(l) || i < 3 {
+		return false
+	}
+	return l[i-1] == ' ' && l[i-2] == ' ' || l[i-1] == '\t'
 }
