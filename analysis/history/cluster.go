@@ -102,7 +102,11 @@ func exactClasses(occs []Occurrence) []*exactClass {
 			sigs[o.Signature] = e
 			out = append(out, e)
 		} else {
-			e.fp.endpoints = dedupe(append(e.fp.endpoints, fingerprintOf(o).endpoints...))
+			fp := fingerprintOf(o)
+			e.fp.endpoints = dedupe(append(e.fp.endpoints, fp.endpoints...))
+			if e.fp.family == "" {
+				e.fp.family = fp.family
+			}
 		}
 		e.occs = append(e.occs, o)
 		e.runs[o.RunID] = true

@@ -85,12 +85,35 @@ func analyzeJob(o *Occurrence, job analysis.Job, src Source, analyze Analyzer) e
 		return fmt.Errorf("close log of job %d: %w", job.ID, closeErr)
 	}
 	o.Signature, o.SignatureID, o.ExitCode = res.Signature, res.SignatureID, res.ExitCode
-	o.ErrorKind, o.Endpoint, o.Command = res.ErrorKind, res.Endpoint, res.Command
-	o.Lines = res.Lines[:min(len(res.Lines), maxOccurrenceLines)]
+	o.ErrorKind, o.Endpoint, o.Command, o.ExitLine = res.ErrorKind, res.Endpoint, res.Command, res.ExitLine
+	o.Lines = keepLines(res.Lines, res.ExitLine)
 	if o.Step.Name == "" && res.Step != nil {
 		o.Step = *res.Step
 	}
 	return nil
+}
+
+// keepLines bounds the lines kept for an occurrence: the cause lines and the
+// lines just before the exit line first, then the others in rank order.
+func keepLines(lines []analysis.Line, exit int) []analysis.Line {
+	if len(lines) <= maxOccurrenceLines {
+		return lines
+	}
+	key := func(l analysis.Line) bool {
+		return l.Role == analysis.RoleCause || exit > 0 && l.N < exit && l.N >= exit-tailReach
+	}
+	out := make([]analysis.Line, 0, maxOccurrenceLines)
+	for _, l := range lines {
+		if key(l) && len(out) < maxOccurrenceLines {
+			out = append(out, l)
+		}
+	}
+	for _, l := range lines {
+		if !key(l) && len(out) < maxOccurrenceLines {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // failingStep is the step the jobs API marks as failed: the first failed step

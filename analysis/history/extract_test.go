@@ -130,3 +130,16 @@ func TestJobBases(t *testing.T) {
 		t.Errorf("jobBases = %q, want %q", got, want)
 	}
 }
+
+func TestKeepLines(t *testing.T) {
+	var lines []analysis.Line
+	lines = append(lines, analysis.Line{N: 50, Role: analysis.RoleCause})
+	for i := range 20 {
+		lines = append(lines, analysis.Line{N: 100 + i, Role: analysis.RoleContext})
+	}
+	lines = append(lines, analysis.Line{N: 398, Role: analysis.RoleContext})
+	got := keepLines(lines, 400)
+	if len(got) != maxOccurrenceLines || got[0].N != 50 || got[1].N != 398 {
+		t.Errorf("keepLines kept %+v; want the cause, the tail line, then the first context lines", got)
+	}
+}

@@ -69,16 +69,29 @@ type fingerprint struct {
 // maxFingerprintText bounds the text compared by edit distance.
 const maxFingerprintText = 400
 
-// fingerprintOf builds the fingerprint of an occurrence: the family comes from
-// the first cause line that has one, then the signature; endpoints come from
-// the cause lines and the signature.
+// tailReach is how many lines before the exit line count as the failure's
+// last words.
+const tailReach = 12
+
+// fingerprintOf builds the fingerprint of an occurrence. The family comes
+// from the last lines printed before the failing exit line when one of them
+// has a family (a harness usually dies of the last error it printed, while an
+// earlier error may have been retried away), else from the cause lines, the
+// signature and the engine's error kind. Endpoints come from the line that
+// gave the family, the cause lines, the signature and the engine's endpoint.
 func fingerprintOf(o *Occurrence) fingerprint {
-	causes := causeTexts(o.Lines)
 	fp := fingerprint{}
+	var eps []string
+	if t, family := tailFamily(o); family != "" {
+		fp.family = family
+		eps = appendEndpoints(eps, t)
+	}
+	causes := causeTexts(o.Lines)
 	for _, t := range causes {
-		if fp.family = familyOf(t); fp.family != "" {
+		if fp.family != "" {
 			break
 		}
+		fp.family = familyOf(t)
 	}
 	if fp.family == "" {
 		fp.family = familyOf(o.Signature)
@@ -86,7 +99,6 @@ func fingerprintOf(o *Occurrence) fingerprint {
 	if fp.family == "" {
 		fp.family = familyOf(o.ErrorKind)
 	}
-	var eps []string
 	if o.Endpoint != "" {
 		eps = appendEndpoints(eps, o.Endpoint)
 	}
@@ -102,6 +114,24 @@ func fingerprintOf(o *Occurrence) fingerprint {
 	fp.text = maskText(text)
 	fp.grams = ngramCounts(fp.text)
 	return fp
+}
+
+// tailFamily returns the line closest before the exit line (within
+// tailReach) that has a family, and that family.
+func tailFamily(o *Occurrence) (string, string) {
+	if o.ExitLine <= 0 {
+		return "", ""
+	}
+	best, text, family := 0, "", ""
+	for _, l := range o.Lines {
+		if l.N >= o.ExitLine || l.N < o.ExitLine-tailReach || l.N <= best {
+			continue
+		}
+		if f := familyOf(l.Text); f != "" {
+			best, text, family = l.N, l.Text, f
+		}
+	}
+	return text, family
 }
 
 // causeTexts returns the texts of the cause lines, or of every line when none

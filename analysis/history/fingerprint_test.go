@@ -3,6 +3,8 @@ package history
 import (
 	"slices"
 	"testing"
+
+	"github.com/polylane/polylane/analysis"
 )
 
 func TestFamilyOf(t *testing.T) {
@@ -88,5 +90,25 @@ func TestMaskText(t *testing.T) {
 		if got := maskText(tt.in); got != tt.want {
 			t.Errorf("maskText(%q) = %q, want %q", tt.in, got, tt.want)
 		}
+	}
+}
+
+func TestFingerprintPrefersTheLastWords(t *testing.T) {
+	o := Occurrence{
+		Signature: "error: timed out waiting for the condition",
+		ExitLine:  400,
+		Lines: []analysis.Line{
+			{N: 356, Text: "error: timed out waiting for the condition", Role: analysis.RoleCause}, // retried away
+			{N: 390, Text: `Patching endpoint -> https://172.18.0.6:6443`, Role: analysis.RoleContext},
+			{N: 398, Text: "Unable to connect to the server: unexpected EOF", Role: analysis.RoleContext},
+		},
+	}
+	fp := fingerprintOf(&o)
+	if fp.family != FamilyNetwork || len(fp.endpoints) != 0 {
+		t.Errorf("fingerprint = %+v, want the network family from the tail and no endpoint", fp)
+	}
+	o.ExitLine = 0
+	if fp := fingerprintOf(&o); fp.family != FamilyTimeout {
+		t.Errorf("without an exit line the family = %q, want the cause's (timeout)", fp.family)
 	}
 }

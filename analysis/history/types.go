@@ -35,8 +35,10 @@ type Occurrence struct {
 	// cause: the failure kind it states (ECONNRESET, timeout, ...), the remote
 	// endpoint it names, and the last command echoed before it.
 	ErrorKind string `json:"error_kind,omitempty"`
-	Endpoint  string `json:"endpoint,omitempty"`
-	Command   string `json:"command,omitempty"`
+	// ExitLine is the log line that reported the failing exit code.
+	ExitLine int    `json:"exit_line,omitempty"`
+	Endpoint string `json:"endpoint,omitempty"`
+	Command  string `json:"command,omitempty"`
 	// Passed lists the steps that succeeded in this run (all jobs), so that the
 	// pattern of a class can tell a green run of its step from one that never
 	// reached it.
