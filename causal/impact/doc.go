@@ -17,6 +17,26 @@ type Impact struct {
 	CheckedNotAffected []string `json:"checked_not_affected,omitempty"`
 	// Observability says where the changed step is visible and what it prints.
 	Observability []string `json:"observability,omitempty"`
+	// Files says, for every changed file, what it is, where it runs and why it
+	// does or does not reach each deploy edge.
+	Files []FileVerdict `json:"files,omitempty"`
+	// Notes lists build and deploy files that were found but are not deployed
+	// (a Dockerfile only a test workflow builds, a kustomization under hack/).
+	Notes []string `json:"notes,omitempty"`
+}
+
+// FileVerdict is the assessment of one changed file.
+type FileVerdict struct {
+	Path string `json:"path"`
+	// Role says in a phrase what the file is ("the go-task harness definition").
+	Role string `json:"role"`
+	// RunsIn lists the workflow steps that execute the file, as
+	// "workflow name › step name".
+	RunsIn []string `json:"runs_in,omitempty"`
+	// Affected lists the artifacts the file reaches.
+	Affected []string `json:"affected,omitempty"`
+	// Reasons says, per deploy edge, why the file reaches it or not.
+	Reasons []string `json:"reasons,omitempty"`
 }
 
 // Edge kinds.
@@ -34,4 +54,10 @@ type Edge struct {
 	Artifact string `json:"artifact"`
 	// Via is the workflow or file that publishes the artifact, when known.
 	Via string `json:"via,omitempty"`
+	// Job is the publishing job of Via, when Via is a workflow.
+	Job string `json:"job,omitempty"`
+	// Context is the Docker build context of an oci-image edge.
+	Context string `json:"context,omitempty"`
+	// Line is the line of Via (or of Source) where the edge is declared.
+	Line int `json:"line,omitempty"`
 }

@@ -1,0 +1,170 @@
+package impact
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+func TestAssessSyntheticRepos(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		name     string
+		repo     string
+		changes  []Change
+		affected []string
+		reason   string // a substring of the summary
+	}{
+		{name: "recipe of a target the image build does not run", repo: "multistage",
+			changes: []Change{{Path: "Makefile", Lines: []int{9, 10}}}, reason: "no RUN in the stages"},
+		{name: "recipe of the target RUN make build runs", repo: "multistage",
+			changes: []Change{{Path: "Makefile", Lines: []int{6}}}, affected: []string{"ghcr.io/acme/multi"}, reason: "RUN make build"},
+		{name: "shared make variable", repo: "multistage",
+			changes: []Change{{Path: "Makefile", Lines: []int{1}}}, affected: []string{"ghcr.io/acme/multi"}},
+		{name: "script copied only into a stage the final image does not use", repo: "multistage",
+			changes: []Change{{Path: "hack/tools.sh"}}, reason: "hack/tools.sh is copied into build stage build"},
+		{name: "file left out by .dockerignore", repo: "multistage",
+			changes: []Change{{Path: "docs/guide.md"}}, reason: `.dockerignore ("**/*.md")`},
+		{name: "file copied into the final stage", repo: "multistage",
+			changes: []Change{{Path: "config/app.yaml"}}, affected: []string{"ghcr.io/acme/multi"}, reason: "copied into the final stage"},
+		{name: "source compiled in a build stage", repo: "multistage",
+			changes: []Change{{Path: "internal/server/server.go"}}, affected: []string{"ghcr.io/acme/multi"}},
+		{name: "the Dockerfile itself", repo: "multistage",
+			changes: []Change{{Path: "Dockerfile", Lines: []int{3}}}, affected: []string{"ghcr.io/acme/multi"}},
+		{name: "the .dockerignore", repo: "multistage",
+			changes: []Change{{Path: ".dockerignore"}}, affected: []string{"ghcr.io/acme/multi"}},
+		{name: "non-publishing job of the publishing workflow", repo: "multistage",
+			changes: []Change{{Path: ".github/workflows/release.yml", Lines: []int{10}}}, reason: "changes only job lint"},
+		{name: "publishing job", repo: "multistage",
+			changes: []Change{{Path: ".github/workflows/release.yml", Lines: []int{20}}}, affected: []string{"ghcr.io/acme/multi"}},
+		{name: "workflow triggers", repo: "multistage",
+			changes: []Change{{Path: ".github/workflows/release.yml", Lines: []int{4}}}, affected: []string{"ghcr.io/acme/multi"}},
+		{name: "test workflow", repo: "multistage",
+			changes: []Change{{Path: ".github/workflows/ci.yml", Lines: []int{8}}}},
+		{name: "chart, kustomize base and plain manifest", repo: "charts",
+			changes:  []Change{{Path: "charts/api/values.yaml"}, {Path: "deploy/kustomize/base/deployment.yaml"}, {Path: "k8s/worker.yaml"}},
+			affected: []string{"api", "ghcr.io/acme/api", "ghcr.io/acme/worker"}},
+		{name: "test kustomization and harness", repo: "charts",
+			changes: []Change{{Path: "test/e2e/fixture.yaml"}, {Path: "Makefile"}}},
+		{name: "goreleaser source", repo: "goreleaser",
+			changes: []Change{{Path: "cmd/apicli/main.go"}}, affected: []string{"apicli", "ghcr.io/acme/apicli"}},
+		{name: "goreleaser test file", repo: "goreleaser",
+			changes: []Change{{Path: "cmd/apicli/main_test.go"}, {Path: "Makefile"}}},
+		{name: "compose service build", repo: "compose",
+			changes: []Change{{Path: "web/app.py"}}, affected: []string{"registry.example.com/shop/web"}},
+		{name: "compose deployment file", repo: "compose",
+			changes:  []Change{{Path: "deploy/docker-compose.yml"}},
+			affected: []string{"registry.example.com/shop/web", "postgres"}},
+		{name: "test compose Dockerfile", repo: "compose",
+			changes: []Change{{Path: "test/Dockerfile.test"}}},
+		{name: "Dockerfile only tests build", repo: "testonly",
+			changes: []Change{{Path: "Dockerfile.test"}}, reason: "no deploy edge"},
+		{name: "make target the publishing job runs", repo: "makepush",
+			changes: []Change{{Path: "Makefile", Lines: []int{9}}}, affected: []string{"ghcr.io/acme/operator"}, reason: "publishing job push"},
+		{name: "make target the publishing job does not run", repo: "makepush",
+			changes: []Change{{Path: "Makefile", Lines: []int{6}}}},
+		{name: "nothing deployed", repo: "nodeploy",
+			changes: []Change{{Path: "Makefile"}}, reason: "no deploy edge"},
+		{name: "Dockerfile nobody here pushes", repo: "unpublished",
+			changes: []Change{{Path: "site/index.html"}}, affected: []string{"image built from Dockerfile"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			im, err := Assess(os.DirFS(filepath.Join("testdata", "repos", tc.repo)), "acme/multi", tc.changes)
+			if err != nil {
+				t.Fatalf("Assess: %v", err)
+			}
+			got := slices.Clone(im.Affected)
+			slices.Sort(got)
+			want := slices.Clone(tc.affected)
+			slices.Sort(want)
+			if !slices.Equal(got, want) {
+				t.Errorf("Assess(%s, %v) affected = %q, want %q\nsummary: %s", tc.repo, tc.changes, got, want, im.Summary)
+			}
+			if im.CIOnly != (len(tc.affected) == 0) {
+				t.Errorf("Assess(%s) ci_only = %v, want %v", tc.repo, im.CIOnly, len(tc.affected) == 0)
+			}
+			if !strings.Contains(im.Summary, tc.reason) {
+				t.Errorf("Assess(%s) summary lacks %q:\n%s", tc.repo, tc.reason, im.Summary)
+			}
+			if len(im.Files) != len(tc.changes) {
+				t.Errorf("Assess(%s) has %d file verdicts, want %d", tc.repo, len(im.Files), len(tc.changes))
+			}
+		})
+	}
+}
+
+func TestAssessNotes(t *testing.T) {
+	t.Parallel()
+	tests := []struct {
+		repo string
+		note string
+	}{
+		{"testonly", "Dockerfile.test is built only for tests"},
+		{"charts", "The kustomization in test/e2e serves tests, not a deployment; the harness uses it in e2e (Makefile:2)"},
+		{"charts", "test/charts/fixture sits under test tooling"},
+		{"compose", "docker-compose.test.yml is a Compose file for tests"},
+		{"unpublished", "may be built by an outside service"},
+	}
+	for _, tc := range tests {
+		im, err := Assess(os.DirFS(filepath.Join("testdata", "repos", tc.repo)), "", nil)
+		if err != nil {
+			t.Fatalf("Assess(%s): %v", tc.repo, err)
+		}
+		if !slices.ContainsFunc(im.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
+			t.Errorf("Assess(%s) notes = %q, want one containing %q", tc.repo, im.Notes, tc.note)
+		}
+	}
+}
+
+func TestAssessEdges(t *testing.T) {
+	t.Parallel()
+	im, err := Assess(os.DirFS("testdata/repos/multistage"), "Acme/Multi", nil)
+	if err != nil {
+		t.Fatalf("Assess: %v", err)
+	}
+	want := []Edge{{Source: "Dockerfile", Kind: OCIImage, Artifact: "ghcr.io/acme/multi", Via: ".github/workflows/release.yml",
+		Job: "image", Context: ".", Line: 22}}
+	if !slices.Equal(im.DeployEdges, want) {
+		t.Errorf("deploy edges = %+v, want %+v", im.DeployEdges, want)
+	}
+}
+
+func TestAssessNilRepo(t *testing.T) {
+	t.Parallel()
+	if _, err := Assess(nil, "", nil); err == nil {
+		t.Fatal("Assess(nil) succeeded, want an error")
+	}
+}
+
+// goldenJSON compares v, as indented JSON, with testdata/golden/name,
+// rewriting the file when UPDATE=1.
+func goldenJSON(t *testing.T, name string, v any) {
+	t.Helper()
+	got, err := json.MarshalIndent(v, "", "  ")
+	if err != nil {
+		t.Fatalf("marshal: %v", err)
+	}
+	got = append(got, '\n')
+	file := filepath.Join("testdata", "golden", name)
+	if os.Getenv("UPDATE") == "1" {
+		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
+			t.Fatalf("mkdir: %v", err)
+		}
+		if err := os.WriteFile(file, got, 0o644); err != nil {
+			t.Fatalf("write golden: %v", err)
+		}
+		return
+	}
+	want, err := os.ReadFile(file)
+	if err != nil {
+		t.Fatalf("read golden (regenerate with UPDATE=1): %v", err)
+	}
+	if string(got) != string(want) {
+		t.Errorf("%s differs from the golden file (UPDATE=1 rewrites it)\ngot:\n%s", name, got)
+	}
+}

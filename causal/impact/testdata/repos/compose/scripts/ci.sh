@@ -1,0 +1,2 @@
+#!/bin/sh
+docker compose -f docker-compose.test.yml run tests
