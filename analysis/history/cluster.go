@@ -20,6 +20,10 @@ const (
 	// fuzzyFraction is the edit distance, relative to the mean masked length,
 	// below which two signatures of the same step and family are one class.
 	fuzzyFraction = 0.10
+	// maxMembers and maxEndpoints bound what a class lists of its signatures
+	// and endpoints.
+	maxMembers   = 20
+	maxEndpoints = 8
 )
 
 // groupKey is what clustering never crosses: the job's base name and the step.
@@ -209,14 +213,15 @@ func (m *mergedClass) class() Class {
 	slices.SortFunc(ids, func(a, b int64) int { // newest first
 		return cmp.Or(runs[b].Compare(runs[a]), cmp.Compare(b, a))
 	})
-	members := make([]string, 0, len(m.members))
-	for _, e := range m.members {
+	members := make([]string, 0, min(len(m.members), maxMembers))
+	for _, e := range m.members[:min(len(m.members), maxMembers)] {
 		members = append(members, e.sig)
 	}
+	endpoints := m.fp.endpoints[:min(len(m.fp.endpoints), maxEndpoints)]
 	return Class{
 		Step: m.key.step, Job: m.key.job, Signature: m.rep.sig,
 		Count: len(ids), Runs: ids, FirstSeen: first, LastSeen: last,
-		Family: m.fp.family, Endpoints: m.fp.endpoints, Members: members, FirstSHA: sha,
+		Family: m.fp.family, Endpoints: endpoints, Members: members, FirstSHA: sha,
 	}
 }
 

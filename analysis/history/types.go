@@ -77,9 +77,10 @@ type Class struct {
 	ID   string `json:"id"`
 	Step string `json:"step"`
 	// Job is the base name of the job the step belongs to.
-	Job             string    `json:"job,omitempty"`
-	Signature       string    `json:"signature"`
-	Count           int       `json:"count"`
+	Job       string `json:"job,omitempty"`
+	Signature string `json:"signature"`
+	Count     int    `json:"count"`
+	// Runs are the ids of the runs in the class, newest first.
 	Runs            []int64   `json:"runs"`
 	FirstSeen       time.Time `json:"first_seen"`
 	LastSeen        time.Time `json:"last_seen"`

@@ -81,7 +81,10 @@ func Diagnose(in Input) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
-	trig := triggerOccurrence(occs, trigger.ID)
+	trig, ok := triggerOccurrence(occs, trigger.ID)
+	if !ok {
+		return nil, fmt.Errorf("run %d: no failure was extracted for the trigger run", trigger.ID)
+	}
 	classes := history.Cluster(clusterable(occs, trig), in.Previous)
 	tl := history.NewTimeline(window, occs)
 	tl.Annotate(classes, trigger.ID)
@@ -162,7 +165,7 @@ func occurrences(window []analysis.Run, in Input, analyze history.Analyzer) ([]h
 
 // triggerOccurrence picks the trigger's occurrence: its first analysed failed
 // job, else its first occurrence.
-func triggerOccurrence(occs []history.Occurrence, trigger int64) history.Occurrence {
+func triggerOccurrence(occs []history.Occurrence, trigger int64) (history.Occurrence, bool) {
 	var first *history.Occurrence
 	for i := range occs {
 		o := &occs[i]
@@ -170,13 +173,16 @@ func triggerOccurrence(occs []history.Occurrence, trigger int64) history.Occurre
 			continue
 		}
 		if !o.Unknown && !o.Cancelled {
-			return *o
+			return *o, true
 		}
 		if first == nil {
 			first = o
 		}
 	}
-	return *first
+	if first == nil {
+		return history.Occurrence{}, false
+	}
+	return *first, true
 }
 
 // Synthetic signatures of occurrences without an analysed log.
@@ -267,8 +273,9 @@ func unknownRuns(occs []history.Occurrence) []int64 {
 	}
 	var out []int64
 	for _, o := range occs {
-		if o.Unknown && !analysed[o.RunID] && !slices.Contains(out, o.RunID) {
+		if o.Unknown && !analysed[o.RunID] {
 			out = append(out, o.RunID)
+			analysed[o.RunID] = true // listed once
 		}
 	}
 	return out
