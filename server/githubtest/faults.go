@@ -157,8 +157,8 @@ func (f *faultRule) matches(c Call) bool {
 	return f.Match == nil || f.Match(c)
 }
 
-// writeFault answers with the fault's status and body and returns the status.
-func (s *Server) writeFault(w http.ResponseWriter, p principal, rule *faultRule) int {
+// writeFault answers with the fault's status and body.
+func (s *Server) writeFault(w http.ResponseWriter, p principal, rule *faultRule) {
 	status, msg := http.StatusBadGateway, "Server Error"
 	doc := docsBase
 	var errs []validationError
@@ -190,5 +190,4 @@ func (s *Server) writeFault(w http.ResponseWriter, p principal, rule *faultRule)
 		body["errors"] = errs
 	}
 	writeJSON(w, status, body)
-	return status
 }

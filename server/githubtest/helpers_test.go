@@ -2,6 +2,8 @@ package githubtest
 
 import (
 	"context"
+	"crypto/rand"
+	"crypto/rsa"
 	"errors"
 	"net/http"
 	"os"
@@ -102,4 +104,14 @@ func plainGet(t *testing.T, url string, header http.Header) *http.Response {
 	}
 	t.Cleanup(func() { _ = resp.Body.Close() })
 	return resp
+}
+
+// mustKey generates an RSA key for a test.
+func mustKey(t *testing.T) *rsa.PrivateKey {
+	t.Helper()
+	key, err := rsa.GenerateKey(rand.Reader, 2048)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return key
 }

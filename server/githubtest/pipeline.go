@@ -43,8 +43,7 @@ func (s *Server) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	s.mu.Unlock()
 	ctx := context.WithValue(r.Context(), ctxPrefix, prefix)
 	ctx = context.WithValue(ctx, ctxPrincipal, p)
-	status := s.serveCall(w, r.WithContext(ctx), kind, p, rule)
-	s.finishCall(slot, status, rule, body)
+	s.serveCall(w, r.WithContext(ctx), kind, p, rule, func(status int) { s.finishCall(slot, status, rule, body) })
 }
 
 // stripPrefix removes a leading /api/v3 from the request path and returns
@@ -84,30 +83,36 @@ func isWrite(method string) bool {
 	return false
 }
 
-// serveCall answers the request, or applies the fault, and returns the
-// status sent (0 when the connection was dropped without a response).
-func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, kind CallKind, p principal, rule *faultRule) int {
-	if rule != nil {
-		switch rule.Kind {
-		case FaultTimeout:
-			s.hang(w, r)
-			return 0
-		case FaultReset:
-			resetConn(w)
-			return 0
-		case FaultResponseLost:
-		default:
-			return s.writeFault(w, p, rule)
-		}
-	}
+// serveCall answers the request, or applies the fault. It calls done with
+// the status (0 when the connection is dropped without a response) before
+// anything reaches the client, so a test that has its answer also sees the
+// call recorded.
+func (s *Server) serveCall(w http.ResponseWriter, r *http.Request, kind CallKind, p principal, rule *faultRule, done func(int)) {
 	rec := &recorder{header: http.Header{}}
-	s.dispatch(rec, r, kind, p)
-	if rule != nil && rule.Kind == FaultResponseLost {
+	var fault FaultKind
+	if rule != nil {
+		fault = rule.Kind
+	}
+	switch fault {
+	case FaultTimeout:
+		done(0)
+		s.hang(w, r)
+		return
+	case FaultReset:
+		done(0)
 		resetConn(w)
-		return rec.code()
+		return
+	case "", FaultResponseLost:
+		s.dispatch(rec, r, kind, p)
+	default:
+		s.writeFault(rec, p, rule)
+	}
+	done(rec.code())
+	if fault == FaultResponseLost {
+		resetConn(w)
+		return
 	}
 	rec.flush(w)
-	return rec.code()
 }
 
 // dispatch routes the request with the rate limit and conditional-request
