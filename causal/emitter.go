@@ -1,0 +1,154 @@
+package causal
+
+import (
+	"github.com/polylane/polylane/causal/harness"
+)
+
+// emission is the harness command that printed the cause line.
+type emission struct {
+	Node *harness.Node
+	// Anchor is the last trace hit before the cause, when there is one.
+	Anchor *hit
+	// MakeErr is the make error line naming the failed recipe, if seen.
+	MakeErr *hit
+	// Ambiguous is set when several commands fit equally; Candidates lists them.
+	Ambiguous  bool
+	Candidates []*harness.Node
+	// How says how the command was found, in words.
+	How string
+}
+
+// locateEmitter finds the command that printed the cause line, from the
+// trace of echoes before it and the programs the cause line names.
+func locateEmitter(t *tracer, hits []hit, causeN int, cause string) emission {
+	var e emission
+	tools := toolsFor(cause)
+	for i := range hits {
+		h := &hits[i]
+		switch {
+		case h.Kind == echoMakeE && h.Line.N >= causeN && e.MakeErr == nil:
+			e.MakeErr = h
+		case h.Line.N < causeN && h.Kind != echoMakeE:
+			e.Anchor = h
+		}
+	}
+	var scope []*harness.Node
+	switch {
+	case e.MakeErr != nil:
+		scope = descendants(e.MakeErr.Node)
+		e.How = "make names the failed recipe line"
+	case e.Anchor != nil:
+		scope = t.after(e.Anchor.Node)
+		e.How = "the log echoes the harness code that was running"
+	}
+	if best, cands := choose(scope, tools, e.Anchor != nil || e.MakeErr != nil); best != nil {
+		e.Node, e.Candidates = best, cands
+		e.Ambiguous = len(cands) > 1
+		return e
+	}
+	best, cands := choose(commandNodes(t.flat), tools, false)
+	e.Node, e.Candidates = best, cands
+	e.Ambiguous = len(cands) > 1
+	e.How = "the cause line names the program"
+	if best == nil {
+		e.How = ""
+	}
+	return e
+}
+
+// after returns the command nodes from n onwards within n's unit: n's own
+// subtree when it is a task command or recipe, else the following commands
+// of the same script, task command or recipe (and what they call).
+func (t *tracer) after(n *harness.Node) []*harness.Node {
+	if n.Kind != harness.NodeCommand {
+		return descendants(n)
+	}
+	unit := n.Parent
+	for unit != nil && unit.Kind == harness.NodeFunc {
+		unit = unit.Parent
+	}
+	if unit == nil {
+		return []*harness.Node{n}
+	}
+	start := t.index[n]
+	var out []*harness.Node
+	for _, x := range descendants(unit) {
+		if t.index[x] >= start {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// descendants returns the command nodes under n (n included), in order.
+func descendants(n *harness.Node) []*harness.Node {
+	var out []*harness.Node
+	n.Walk(func(x *harness.Node) bool {
+		if x.Kind == harness.NodeCommand {
+			out = append(out, x)
+		}
+		return true
+	})
+	return out
+}
+
+func commandNodes(flat []*harness.Node) []*harness.Node {
+	var out []*harness.Node
+	for _, n := range flat {
+		if n.Kind == harness.NodeCommand {
+			out = append(out, n)
+		}
+	}
+	return out
+}
+
+// choose scores the commands of a scope against the programs the cause line
+// names. With ordered set, the first best command wins (a failing command
+// stops the unit); otherwise ties are reported as candidates.
+func choose(scope []*harness.Node, tools []string, ordered bool) (*harness.Node, []*harness.Node) {
+	var best *harness.Node
+	var cands []*harness.Node
+	bestScore := 0
+	for _, n := range scope {
+		s := emitterScore(n, tools)
+		if s <= 0 {
+			continue
+		}
+		switch {
+		case s > bestScore:
+			best, bestScore, cands = n, s, []*harness.Node{n}
+		case s == bestScore && !ordered:
+			cands = append(cands, n)
+		}
+	}
+	return best, cands
+}
+
+// emitterScore rates how well a command fits as the emitter of a cause line
+// that names tools.
+func emitterScore(n *harness.Node, tools []string) int {
+	tool := n.Tool()
+	if tool == "" || quiet[tool] || harnessCall(n) {
+		return 0
+	}
+	score := 1
+	for i, t := range tools {
+		if t == tool || (len(t) > 2 && t[:2] == "./" && t[2:] == tool) {
+			score += 20 - i
+			break
+		}
+	}
+	if len(tools) > 0 && score == 1 {
+		score = 1
+	}
+	if networkVerbs[subcommand(n)] {
+		score += 3
+	}
+	if offline(n) {
+		score -= 5
+	}
+	if score < 1 {
+		score = 1
+	}
+	return score
+}

@@ -1,0 +1,259 @@
+package causal
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/causal/harness"
+	"github.com/polylane/polylane/causal/impact"
+	"github.com/polylane/polylane/causal/patch"
+)
+
+// explainer holds the facts gathered about one failure while Explain runs.
+type explainer struct {
+	in   Input
+	repo *harness.Repo
+	wf   *harness.Workflow
+	job  *harness.Job
+	step *harness.Step
+	tree *harness.Node
+	tr   *tracer
+	log  *stepLog
+	hits []hit
+	evs  []event
+	// cause is the primary cause line; texts the failure texts rules read.
+	cause logLine
+	texts []failText
+	em    emission
+	ev    *evidenceSet
+	// endpoint is the host:port the cause line names, local when it is on the
+	// runner or inside the test cluster.
+	endpoint string
+	local    bool
+	rule     *rule
+	matched  failText
+	find     finding
+	producer *harness.Node
+	ids      map[string][]string
+	chain    Chain
+	patch    *patch.Patch
+	fixNote  string
+	notes    []string
+}
+
+// failText is a line a rule may match: a cause line (primary) or context.
+type failText struct {
+	Line    logLine
+	Primary bool
+}
+
+// Explain builds the causal chain of the trigger's failure class: it models
+// the harness, finds the command that produced the cause line, matches the
+// mechanism rules, says what happens to the failed unit today and what else
+// runs the same code, proposes a patch where a harness change is right, and
+// cites evidence for every claim. It never fails for lack of data: missing
+// logs or harness files give an "unknown" mechanism, said plainly.
+func Explain(in Input) (*Explanation, error) {
+	if in.Repo == nil {
+		return nil, fmt.Errorf("explain %s: no repository tree", in.Repository)
+	}
+	x := &explainer{in: in, repo: harness.NewRepo(in.Repo), ev: newEvidenceSet(in.RunID, in.Job.ID), ids: map[string][]string{}}
+	x.locate()
+	if err := x.readLog(); err != nil {
+		x.notes = append(x.notes, err.Error())
+	}
+	x.trace()
+	x.match()
+	x.resolveProducer()
+	x.buildChain()
+	x.propose()
+	return x.result(), nil
+}
+
+// locate finds the workflow, job and step and builds the step's execution tree.
+func (x *explainer) locate() {
+	if x.in.WorkflowPath == "" {
+		return
+	}
+	wf, err := x.repo.Workflow(x.in.WorkflowPath)
+	if err != nil {
+		x.notes = append(x.notes, err.Error())
+		return
+	}
+	x.wf = wf
+	job, step, err := wf.FindStep(x.in.Job.Name, x.in.Step.Name, x.in.Step.Number)
+	if err != nil {
+		x.notes = append(x.notes, err.Error())
+		return
+	}
+	x.job, x.step = job, step
+	x.tree = x.repo.ResolveStep(wf, job, step)
+	x.tr = newTracer(x.tree)
+}
+
+// readLog reads the failing step's lines and picks the cause line.
+func (x *explainer) readLog() error {
+	causeN := 0
+	if r := x.in.Result; r != nil {
+		for _, l := range r.Lines {
+			if l.Role == analysis.RoleCause || l.Role == "" {
+				causeN = l.N
+				break
+			}
+		}
+	}
+	sl, err := readStepLog(x.in, causeN)
+	x.log = sl
+	if sl == nil {
+		x.log = &stepLog{Cause: -1}
+	}
+	x.collectTexts(causeN)
+	return err
+}
+
+// collectTexts gathers the failure texts: the analysis' cause lines first,
+// then its context lines, the step's error lines and the lines around the
+// cause.
+func (x *explainer) collectTexts(causeN int) {
+	seen := map[int]bool{}
+	add := func(l logLine, primary bool) {
+		if l.N > 0 && seen[l.N] || strings.TrimSpace(l.Text) == "" {
+			return
+		}
+		seen[l.N] = true
+		x.texts = append(x.texts, failText{Line: l, Primary: primary})
+	}
+	if r := x.in.Result; r != nil {
+		for _, l := range r.Lines {
+			ll, ok := x.log.line(l.N)
+			if !ok {
+				ll = logLine{N: l.N, Text: l.Text, Sec: -1}
+			}
+			primary := l.Role == analysis.RoleCause || l.Role == ""
+			if primary && x.cause.N == 0 {
+				x.cause = ll
+			}
+			add(ll, primary)
+		}
+	}
+	if x.cause.N == 0 {
+		x.cause = x.fallbackCause()
+		add(x.cause, true)
+	}
+	for i, l := range x.log.Lines {
+		near := x.log.Cause >= 0 && i >= x.log.Cause-3 && i <= x.log.Cause+3
+		if l.Kind == analysis.KindError || near {
+			add(l, false)
+		}
+	}
+}
+
+// fallbackCause picks the last error line of the step that is not the
+// generic exit-code line, else the last error line.
+func (x *explainer) fallbackCause() logLine {
+	var generic logLine
+	for i := len(x.log.Lines) - 1; i >= 0; i-- {
+		l := x.log.Lines[i]
+		if l.Kind != analysis.KindError {
+			continue
+		}
+		if strings.Contains(l.Text, "Process completed with exit code") {
+			if generic.N == 0 {
+				generic = l
+			}
+			continue
+		}
+		return l
+	}
+	return generic
+}
+
+// trace aligns the log with the harness and finds the emitter and events.
+func (x *explainer) trace() {
+	before := x.log.before()
+	x.evs = scanEvents(before)
+	x.endpoint, x.local = x.findEndpoint()
+	if x.tr == nil {
+		return
+	}
+	x.hits = x.tr.trace(before)
+	if x.log.Cause >= 0 {
+		// make's error line comes after the cause; trace the tail too.
+		tail := x.log.Lines[x.log.Cause:]
+		for _, h := range x.tr.trace(tail) {
+			if h.Kind == echoMakeE {
+				x.hits = append(x.hits, h)
+			}
+		}
+	}
+	x.em = locateEmitter(x.tr, x.hits, x.cause.N, x.causeContext())
+}
+
+// causeContext is the text the emitter search reads: the cause line plus
+// the other primary lines.
+func (x *explainer) causeContext() string {
+	var b strings.Builder
+	b.WriteString(x.cause.Text)
+	for _, t := range x.texts {
+		if t.Primary && t.Line.N != x.cause.N {
+			b.WriteString("\n")
+			b.WriteString(t.Line.Text)
+		}
+	}
+	return b.String()
+}
+
+// regression reports whether the verdict makes this a product regression.
+func (x *explainer) regression() bool {
+	return x.in.Verdict.Kind == history.Regression
+}
+
+// symbolOf names the unit a node belongs to: task, target, script, package
+// script, function or step.
+func symbolOf(n *harness.Node) string {
+	u := n.Nearest(harness.NodeTask, harness.NodeTarget, harness.NodeScript, harness.NodePackage, harness.NodeFunc, harness.NodeStep)
+	if u == nil {
+		return ""
+	}
+	return u.Symbol
+}
+
+// unitOf returns the node that names where a command lives (for messages).
+func unitOf(n *harness.Node) *harness.Node {
+	return n.Nearest(harness.NodeTask, harness.NodeTarget, harness.NodeScript, harness.NodePackage, harness.NodeStep)
+}
+
+func (x *explainer) result() *Explanation {
+	exp := &Explanation{Chain: &x.chain, Patch: x.patch}
+	exp.WhatHappened = x.whatHappened()
+	exp.WhyThisFix = x.whyThisFix()
+	if x.patch != nil {
+		exp.Impact = x.assessImpact()
+	}
+	return exp
+}
+
+// assessImpact assesses whether the patch's files reach a deployed
+// artifact and says where the change shows.
+func (x *explainer) assessImpact() *impact.Impact {
+	im, err := impact.AssessDiff(x.in.Repo, x.in.Repository, x.patch.Diff)
+	if err != nil {
+		x.notes = append(x.notes, err.Error())
+		return nil
+	}
+	im.Observability = impact.Observe(x.in.Repo, x.in.WorkflowPath, x.stepName(), addedLines(x.patch.Diff))
+	return im
+}
+
+// addedLines returns the lines a unified diff adds, without the "+".
+func addedLines(diff string) []string {
+	var out []string
+	for _, l := range strings.Split(diff, "\n") {
+		if strings.HasPrefix(l, "+") && !strings.HasPrefix(l, "+++") {
+			out = append(out, l[1:])
+		}
+	}
+	return out
+}

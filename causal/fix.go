@@ -1,0 +1,176 @@
+package causal
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/causal/harness"
+	"github.com/polylane/polylane/causal/patch"
+)
+
+// fixFunc builds the file edits of one fix shape, its title and rationale.
+type fixFunc func(x *explainer) (*fixPlan, error)
+
+// fixPlan is a fix shape applied to the repository.
+type fixPlan struct {
+	Title     string
+	Rationale string
+	Edits     []patch.FileEdit
+}
+
+// fixes maps a rule's fix name to its shape.
+var fixes = map[string]fixFunc{
+	"rollout-status":    fixRolloutStatus,
+	"network-retry":     fixNetworkRetry,
+	"retry":             fixRetryEmitter,
+	"apt-retries":       fixAptRetries,
+	"cap-parallelism":   fixCapParallelism,
+	"free-disk":         fixFreeDisk,
+	"inotify":           fixInotify,
+	"free-port":         fixFreePort,
+	"docker-ready":      fixDockerReady,
+	"registry-auth":     fixRegistryAuth,
+	"github-token":      fixGitHubToken,
+	"crd-wait":          fixCRDWait,
+	"wait-for-create":   fixWaitForCreate,
+	"readiness":         fixReadiness,
+	"cleanup-first":     fixCleanupFirst,
+	"raise-timeout":     fixRaiseTimeout,
+	"raise-job-timeout": fixRaiseJobTimeout,
+	"test-rerun":        fixTestRerun,
+}
+
+// errNoFix says that no safe patch fits; its message becomes the note.
+var errNoFix = errors.New("no safe patch")
+
+func noFix(format string, args ...any) error {
+	return fmt.Errorf("%w: %s", errNoFix, fmt.Sprintf(format, args...))
+}
+
+// transientFixes are fixes that only help a failure that comes and goes.
+var transientFixes = map[string]bool{"network-retry": true, "retry": true, "apt-retries": true, "test-rerun": true}
+
+// propose runs the matched rule's fix shape and builds the patch.
+func (x *explainer) propose() {
+	switch {
+	case x.regression():
+		x.fixNote = "This is a regression in the code under test, so the fix belongs in the change that introduced it; Polylane proposes no harness patch."
+		return
+	case x.rule == nil:
+		x.fixNote = "No mechanism rule matched, so Polylane proposes no patch rather than guess."
+		return
+	case x.rule.Fix == "":
+		x.fixNote = noPatchNote(x.rule.Category)
+		return
+	case transientFixes[x.rule.Fix] && x.in.Verdict.Kind == history.Broken:
+		x.fixNote = "The failure persists through the whole window, so a retry would not help; Polylane proposes no patch."
+		return
+	}
+	plan, err := fixes[x.rule.Fix](x)
+	if err != nil {
+		x.fixNote = "Polylane proposes no patch: " + strings.TrimPrefix(err.Error(), errNoFix.Error()+": ")
+		return
+	}
+	p, err := patch.BuildIn(x.in.Repo, plan.Title, plan.Rationale, plan.Edits)
+	if err != nil {
+		x.fixNote = "The patch Polylane drafted failed validation, so none is offered: " + err.Error()
+		return
+	}
+	x.patch = p
+}
+
+func noPatchNote(category string) string {
+	switch category {
+	case Credentials:
+		return "Missing credentials or permissions are a configuration decision for the repository's owners (which secret, which token scope); Polylane proposes no patch."
+	case Dependency:
+		return "A dependency that no longer resolves needs a deliberate pin or upgrade; Polylane proposes no patch rather than choose versions."
+	case BuildFailure:
+		return "A build error is fixed in the code; Polylane proposes no harness patch."
+	}
+	return "No fix shape fits this mechanism; Polylane proposes no patch."
+}
+
+// siteOf returns the patch site for a command node: the file, its host kind
+// and the lines of the unit the edit anchors to.
+func (x *explainer) siteOf(n *harness.Node) (patch.Site, error) {
+	if n == nil || n.Cmd == nil {
+		return patch.Site{}, noFix("the command to change was not located in the harness")
+	}
+	content, err := x.repo.ReadFile(n.File)
+	if err != nil {
+		return patch.Site{}, noFix("cannot read %s", n.File)
+	}
+	s := patch.Site{Path: n.File, Content: content}
+	first, last := statementLines(n)
+	switch {
+	case n.Parent != nil && hasAncestor(n, harness.NodeTaskCmd) && n.Script != nil:
+		tc := n.Nearest(harness.NodeTaskCmd)
+		s.Host = patch.HostTaskfile
+		s.Line, s.EndLine = first, last
+		if tc.TaskCmd != nil && tc.TaskCmd.ShellLine == tc.TaskCmd.Line && first == tc.TaskCmd.Line {
+			// a single-line entry: the statement is the entry.
+			s.Line, s.EndLine = tc.Line, tc.EndLine
+		}
+		s.RunKeyLine = tc.Line
+	case hasAncestor(n, harness.NodeRecipe):
+		rn := n.Nearest(harness.NodeRecipe)
+		s.Host = patch.HostMakefile
+		s.Line, s.EndLine = rn.Line, rn.EndLine
+	case n.Nearest(harness.NodeScript) != nil:
+		s.Host = patch.HostScript
+		s.Line, s.EndLine = first, last
+	case n.Nearest(harness.NodeStep) != nil && x.step != nil && n.File == x.wf.Path:
+		s.Host = patch.HostRun
+		s.Line, s.EndLine = first, last
+		s.RunKeyLine = x.step.RunKeyLine
+	default:
+		return patch.Site{}, noFix("the command lives in %s, which Polylane does not patch", n.File)
+	}
+	return s, nil
+}
+
+// taskEntrySite returns the site of the whole Taskfile cmds entry holding n.
+func (x *explainer) taskEntrySite(n *harness.Node) (patch.Site, bool) {
+	tc := n.Nearest(harness.NodeTaskCmd)
+	if tc == nil {
+		return patch.Site{}, false
+	}
+	content, err := x.repo.ReadFile(tc.File)
+	if err != nil {
+		return patch.Site{}, false
+	}
+	return patch.Site{Path: tc.File, Content: content, Host: patch.HostTaskfile, Line: tc.Line, EndLine: tc.EndLine}, true
+}
+
+func hasAncestor(n *harness.Node, kind string) bool {
+	return n.Nearest(kind) != nil
+}
+
+// statementLines returns the lines of the statement a command belongs to:
+// the whole pipeline when it is part of one.
+func statementLines(n *harness.Node) (int, int) {
+	c := n.Cmd
+	first, last := c.Line, c.EndLine
+	if c.PipeLen <= 1 || n.Parent == nil {
+		return first, last
+	}
+	for _, sib := range n.Parent.Children {
+		sc := sib.Cmd
+		if sc == nil || sc.Script != c.Script || sc.PipeLen != c.PipeLen {
+			continue
+		}
+		if sc.Line <= last+3 && sc.EndLine >= first-3 && sib.File == n.File {
+			first = min(first, sc.Line)
+			last = max(last, sc.EndLine)
+		}
+	}
+	return first, last
+}
+
+// edit returns a file edit from a site and its new content.
+func edit(s patch.Site, out []byte) patch.FileEdit {
+	return patch.FileEdit{Path: s.Path, Old: s.Content, New: out}
+}

@@ -1,0 +1,213 @@
+package causal
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/polylane/polylane/causal/harness"
+	"github.com/polylane/polylane/causal/patch"
+)
+
+// native is a tool's own retry setting: the arguments to add and the word
+// they go after ("" means after the program word).
+type native struct {
+	subcommands []string
+	after       string
+	args        []string
+	what        string
+}
+
+// nativeRetries lists the tools whose own retry settings cover a dropped
+// connection or a 5xx from a registry.
+var nativeRetries = map[string]native{
+	"npm":     {subcommands: []string{"ci", "install", "i"}, args: []string{"--fetch-retries=5", "--fetch-retry-mintimeout=20000", "--fetch-retry-maxtimeout=120000"}, what: "npm's fetch retries (5 tries, backing off from 20 s to 120 s)"},
+	"pip":     {subcommands: []string{"install", "download"}, args: []string{"--retries", "10", "--timeout", "60"}, what: "pip's own retries (10 tries, 60 s per read)"},
+	"pip3":    {subcommands: []string{"install", "download"}, args: []string{"--retries", "10", "--timeout", "60"}, what: "pip's own retries (10 tries, 60 s per read)"},
+	"curl":    {args: []string{"--retry", "5", "--retry-delay", "2", "--retry-connrefused"}, what: "curl's own retries (5 tries, 2 s apart, refused connections included)"},
+	"wget":    {args: []string{"--tries=5", "--waitretry=5", "--retry-connrefused"}, what: "wget's own retries (5 tries)"},
+	"mvn":     {args: []string{"-Dmaven.wagon.http.retryHandler.count=5", "-Dmaven.wagon.httpconnectionManager.ttlSeconds=25"}, what: "Maven's HTTP retry handler (5 retries, pooled connections recycled after 25 s)"},
+	"mvnw":    {args: []string{"-Dmaven.wagon.http.retryHandler.count=5", "-Dmaven.wagon.httpconnectionManager.ttlSeconds=25"}, what: "Maven's HTTP retry handler (5 retries, pooled connections recycled after 25 s)"},
+	"apt-get": {args: []string{"-o", "Acquire::Retries=5"}, what: "apt's own retries (Acquire::Retries=5)"},
+	"apt":     {args: []string{"-o", "Acquire::Retries=5"}, what: "apt's own retries (Acquire::Retries=5)"},
+}
+
+// idempotent reports whether running a command twice is safe.
+func idempotent(n *harness.Node) bool {
+	text := " " + n.Text + " "
+	sc := subcommand(n)
+	switch n.Tool() {
+	case "kubectl", "oc", "karmadactl":
+		switch sc {
+		case "create":
+			return strings.Contains(text, "--dry-run")
+		case "apply", "get", "wait", "rollout", "patch", "label", "annotate", "delete", "scale", "set", "join", "describe", "logs":
+			return true
+		}
+		return false
+	case "helm":
+		return sc == "repo" || sc == "dependency" || sc == "pull" || sc == "upgrade" || sc == "template" || sc == "fetch" || sc == "registry"
+	case "docker", "podman":
+		return sc == "pull" || sc == "build" || sc == "login" || sc == "push" || sc == "buildx"
+	case "git":
+		return sc == "clone" || sc == "fetch" || sc == "pull" || sc == "ls-remote" || sc == "submodule"
+	case "go":
+		return sc == "mod" || sc == "get" || sc == "install" || sc == "build" || sc == "vet" || sc == "generate" || sc == "work"
+	case "npm", "yarn", "pnpm", "pip", "pip3", "poetry", "uv", "bundle", "gem", "cargo", "composer", "gradle", "gradlew", "mvn", "mvnw", "apt-get", "apt", "brew", "curl", "wget", "kind", "terraform", "tofu", "dotnet", "nuget", "conda", "mamba":
+		return !strings.Contains(text, " >> ") && !strings.Contains(text, " publish ")
+	}
+	return false
+}
+
+// fixNetworkRetry makes a network fetch survive a dropped connection: the
+// tool's own retry setting when it has one, else a bounded retry loop.
+func fixNetworkRetry(x *explainer) (*fixPlan, error) {
+	n := x.em.Node
+	if n == nil {
+		return nil, noFix("the command that failed was not located in the harness")
+	}
+	if x.em.Ambiguous {
+		return nil, noFix("several commands could have printed the cause line, so the one to retry is not certain")
+	}
+	if plan, err := x.nativeRetry(n); err == nil {
+		return plan, nil
+	}
+	return fixRetryEmitter(x)
+}
+
+// nativeRetry adds a tool's own retry arguments to the emitter.
+func (x *explainer) nativeRetry(n *harness.Node) (*fixPlan, error) {
+	nr, ok := nativeRetries[n.Tool()]
+	if !ok {
+		return nil, noFix("no native retry for %s", n.Tool())
+	}
+	after := ""
+	if len(nr.subcommands) > 0 {
+		sc := subcommand(n)
+		for _, s := range nr.subcommands {
+			if s == sc {
+				after = sc
+			}
+		}
+		if after == "" {
+			return nil, noFix("%s %s has no native retry", n.Tool(), sc)
+		}
+	} else if len(n.Cmd.Words) > 0 {
+		after = programWord(n)
+	}
+	site, err := x.siteOf(n)
+	if err != nil {
+		return nil, err
+	}
+	line, end := n.Cmd.Line, n.Cmd.EndLine
+	if site.Host == patch.HostMakefile {
+		line, end = site.Line, site.EndLine
+	}
+	out, err := patch.AddArgs(site.Content, line, end, after, nr.args)
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	name := commandName(n)
+	rationale := fmt.Sprintf("`%s` failed on a dropped connection to %s%s and nothing retries it today. "+
+		"The patch turns on %s, so a transient reset or a 5xx from the registry costs a retry instead of the job; "+
+		"a real error, such as a missing package, still fails. It changes only how %s fetches, not what it installs.",
+		name, firstNonEmptyStr(x.endpoint, "the server"), cite(append(x.ids["cause"], x.ids["emitter"]...)...), nr.what, name)
+	return &fixPlan{
+		Title:     fmt.Sprintf("Let %s retry transient network failures", name),
+		Rationale: rationale,
+		Edits:     []patch.FileEdit{edit(site, out)},
+	}, nil
+}
+
+// programWord returns the program as written in the command (after any
+// wrapper words such as sudo).
+func programWord(n *harness.Node) string {
+	tool := n.Tool()
+	for _, w := range n.Cmd.Words {
+		base := w
+		if i := strings.LastIndexByte(base, '/'); i >= 0 {
+			base = base[i+1:]
+		}
+		if strings.EqualFold(base, tool) {
+			return w
+		}
+	}
+	return n.Cmd.Words[0]
+}
+
+// fixRetryEmitter wraps the emitter's statement in a bounded retry loop.
+func fixRetryEmitter(x *explainer) (*fixPlan, error) {
+	n := x.em.Node
+	if n == nil {
+		return nil, noFix("the command that failed was not located in the harness")
+	}
+	if !idempotent(n) {
+		return nil, noFix("`%s` is not safe to run twice, so a retry could make things worse", commandName(n))
+	}
+	if n.Cmd.Substituted || n.Cmd.Background {
+		return nil, noFix("`%s` runs inside a substitution or in the background, where a retry loop does not fit", commandName(n))
+	}
+	if x.retryOf(n) != "" {
+		return nil, noFix("`%s` is already retried (%s)", commandName(n), x.retryOf(n))
+	}
+	site, err := x.siteOf(n)
+	if err != nil {
+		return nil, err
+	}
+	name := commandName(n)
+	out, err := patch.WrapRetry(site, patch.Retry{Attempts: 5, Delay: 10, What: name})
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	rationale := fmt.Sprintf("`%s` failed once%s and runs a single time today. It is safe to repeat, so the patch retries it up to 5 times, "+
+		"waiting 10 s, 20 s, 30 s and 40 s between tries, and prints each failed attempt so the flake stays visible in the log. "+
+		"After the last try the step fails as before, so a persistent error is not hidden.", name, cite(append(x.ids["cause"], x.ids["emitter"]...)...))
+	return &fixPlan{
+		Title:     fmt.Sprintf("Retry %s with a bound and backoff", name),
+		Rationale: rationale,
+		Edits:     []patch.FileEdit{edit(site, out)},
+	}, nil
+}
+
+// fixAptRetries adds Acquire::Retries to the apt commands of the emitter's unit.
+func fixAptRetries(x *explainer) (*fixPlan, error) {
+	n := x.em.Node
+	if n == nil || (n.Tool() != "apt-get" && n.Tool() != "apt") {
+		return fixNetworkRetry(x)
+	}
+	site, err := x.siteOf(n)
+	if err != nil {
+		return nil, err
+	}
+	out := site.Content
+	changed := 0
+	for _, c := range descendants(unitNodeOf(n)) {
+		if (c.Tool() != "apt-get" && c.Tool() != "apt") || c.File != n.File {
+			continue
+		}
+		line, end := c.Cmd.Line, c.Cmd.EndLine
+		if site.Host == patch.HostMakefile {
+			if r := c.Nearest(harness.NodeRecipe); r != nil {
+				line, end = r.Line, r.EndLine
+			}
+		}
+		next, err := patch.AddArgs(out, line, end, programWord(c), []string{"-o", "Acquire::Retries=5"})
+		if err == nil {
+			out = next
+			changed++
+		}
+	}
+	if changed == 0 {
+		return nil, noFix("the apt commands already set their retries")
+	}
+	rationale := fmt.Sprintf("apt failed on a mirror that answered inconsistently or not at all%s. The patch sets Acquire::Retries=5 on the apt commands of %s, so apt retries a failed download a few times before it gives up; what is installed does not change.",
+		cite(append(x.ids["cause"], x.ids["emitter"]...)...), unitLabel(n))
+	return &fixPlan{Title: "Let apt retry failed downloads", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
+}
+
+// unitNodeOf returns the nearest unit node (task, target, script, step).
+func unitNodeOf(n *harness.Node) *harness.Node {
+	if u := unitOf(n); u != nil {
+		return u
+	}
+	return n
+}

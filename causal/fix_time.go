@@ -1,0 +1,216 @@
+package causal
+
+import (
+	"fmt"
+	"io/fs"
+	"regexp"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/causal/harness"
+	"github.com/polylane/polylane/causal/patch"
+)
+
+// timeoutFlag finds a command's timeout flag: the word as written and its
+// value.
+func timeoutFlag(n *harness.Node) (word, value string) {
+	if n == nil || n.Cmd == nil {
+		return "", ""
+	}
+	w := n.Cmd.Words
+	for i, a := range w {
+		switch {
+		case strings.HasPrefix(a, "--timeout="):
+			return a, strings.TrimPrefix(a, "--timeout=")
+		case a == "--timeout" && i+1 < len(w):
+			return a + " " + w[i+1], w[i+1]
+		}
+	}
+	return "", ""
+}
+
+// timeoutValue returns the emitter's timeout as written, for sentences.
+func timeoutValue(n *harness.Node) string {
+	_, v := timeoutFlag(n)
+	return v
+}
+
+// raised returns a longer bound for a timeout that is too short for a cold
+// CI cluster, or "" when it is already generous.
+func raised(v string) string {
+	d, err := time.ParseDuration(v)
+	if err != nil {
+		if s, err2 := strconv.Atoi(v); err2 == nil {
+			d = time.Duration(s) * time.Second
+		} else {
+			return ""
+		}
+	}
+	switch {
+	case d < 5*time.Minute:
+		return "5m"
+	case d < 10*time.Minute:
+		return "10m"
+	}
+	return ""
+}
+
+// fixRaiseTimeout gives a wait a realistic bound.
+func fixRaiseTimeout(x *explainer) (*fixPlan, error) {
+	n := x.em.Node
+	if n == nil {
+		return nil, noFix("the command that timed out was not located")
+	}
+	site, err := x.siteOf(n)
+	if err != nil {
+		return nil, err
+	}
+	line, end := n.Cmd.Line, n.Cmd.EndLine
+	if site.Host == patch.HostMakefile {
+		line, end = site.Line, site.EndLine
+	}
+	word, value := timeoutFlag(n)
+	var out []byte
+	var from, to string
+	switch {
+	case word != "":
+		to = raised(value)
+		if to == "" {
+			return nil, noFix("the wait already allows %s; a longer bound would only hide a workload that never becomes ready", value)
+		}
+		from = value
+		repl := "--timeout=" + to
+		if !strings.Contains(word, "=") {
+			repl = "--timeout " + to
+		}
+		out, err = patch.ReplaceWord(site.Content, line, end, word, repl)
+	case subcommand(n) == "wait" && clusterClient(n):
+		from, to = "30s (kubectl's default)", "5m"
+		out, err = patch.AddArgs(site.Content, line, end, "wait", []string{"--timeout=5m"})
+	case n.Tool() == "helm" && strings.Contains(n.Text, "--wait"):
+		from, to = "5m (helm's default)", "10m"
+		out, err = patch.AddArgs(site.Content, line, end, subcommandWord(n), []string{"--timeout", "10m"})
+	default:
+		return nil, noFix("`%s` has no timeout Polylane can raise", commandName(n))
+	}
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	rationale := fmt.Sprintf("`%s` gave up after %s%s. On a shared CI runner, pulling images and starting pods on a cold cluster regularly takes longer; the patch raises the bound to %s. The wait still fails if the workload never becomes ready, so a crash is not hidden.",
+		commandName(n), from, cite(append(x.ids["cause"], x.ids["emitter"]...)...), to)
+	return &fixPlan{Title: "Give " + commandName(n) + " a realistic timeout", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
+}
+
+// fixRaiseJobTimeout raises a job or step time limit the run reached.
+func fixRaiseJobTimeout(x *explainer) (*fixPlan, error) {
+	if x.wf == nil || x.job == nil {
+		return nil, noFix("the failing job was not located")
+	}
+	v := x.job.TimeoutMinutes
+	what := "job " + x.job.ID
+	if x.step != nil && x.step.TimeoutMinutes.Int() > 0 {
+		v, what = x.step.TimeoutMinutes, fmt.Sprintf("step %q", x.step.DisplayName())
+	}
+	limit := v.Int()
+	if limit <= 0 {
+		return nil, noFix("no explicit time limit is set, so the run hit GitHub's default; a hang needs diagnosis, not a longer limit")
+	}
+	if !x.ranToLimit(limit) {
+		return nil, noFix("the job ended well before its %d-minute limit, so the cancellation did not come from the limit", limit)
+	}
+	next := (limit*3/2 + 4) / 5 * 5
+	if next > 180 {
+		return nil, noFix("the limit is already %d minutes; more time would hide a hang", limit)
+	}
+	content, err := x.repo.ReadFile(x.wf.Path)
+	if err != nil {
+		return nil, noFix("cannot read %s", x.wf.Path)
+	}
+	out, err := patch.SetKeyValue(content, v.Line, "timeout-minutes", strconv.Itoa(next))
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	rationale := fmt.Sprintf("The %s ran into its %d-minute limit%s. The patch raises the limit to %d minutes; it stays bounded, so a real hang still ends the run.",
+		what, limit, cite(x.ids["cause"]...), next)
+	return &fixPlan{Title: fmt.Sprintf("Raise the time limit of the %s", what), Rationale: rationale, Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}}, nil
+}
+
+// ranToLimit reports whether the job ran at least limit minutes (less one),
+// when its times are known; unknown times count as reaching it.
+func (x *explainer) ranToLimit(limit int) bool {
+	j := x.in.Job
+	if j.StartedAt.IsZero() || j.CompletedAt.IsZero() {
+		return true
+	}
+	return j.CompletedAt.Sub(j.StartedAt) >= time.Duration(limit-1)*time.Minute
+}
+
+var rerunFailures = regexp.MustCompile(`pytest-rerunfailures`)
+
+// fixTestRerun reruns failed tests with a bound when the runner supports it.
+func fixTestRerun(x *explainer) (*fixPlan, error) {
+	if x.in.Verdict.Kind != history.Flaky && x.in.Verdict.Kind != history.New {
+		return nil, noFix("the test fails consistently, so a rerun would only hide it")
+	}
+	n := x.em.Node
+	if n == nil {
+		return nil, noFix("the test command was not located")
+	}
+	var after string
+	var args []string
+	switch n.Tool() {
+	case "ginkgo":
+		after, args = programWord(n), []string{"--flake-attempts=2"}
+	case "mvn", "mvnw":
+		after, args = programWord(n), []string{"-Dsurefire.rerunFailingTestsCount=2"}
+	case "pytest":
+		if !x.repoMentions(rerunFailures, "requirements", "pyproject.toml", "setup.cfg", "tox.ini") {
+			return nil, noFix("pytest-rerunfailures is not installed, and the flaky test itself needs the fix")
+		}
+		after, args = programWord(n), []string{"--reruns", "2", "--reruns-delay", "5"}
+	case "playwright":
+		after, args = "test", []string{"--retries=2"}
+	case "cypress":
+		after, args = "run", []string{"--config", "retries=2"}
+	default:
+		return nil, noFix("`%s` has no bounded rerun of only the failed tests; the flaky test itself needs the fix", commandName(n))
+	}
+	site, err := x.siteOf(n)
+	if err != nil {
+		return nil, err
+	}
+	line, end := n.Cmd.Line, n.Cmd.EndLine
+	if site.Host == patch.HostMakefile {
+		line, end = site.Line, site.EndLine
+	}
+	out, err := patch.AddArgs(site.Content, line, end, after, args)
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	rationale := fmt.Sprintf("The failing test comes and goes across the window%s. The patch lets `%s` rerun only the tests that failed, at most twice, and the runner reports them as flaky, so the flake stays visible while it no longer fails the run. The test itself still deserves a fix.",
+		cite(append(x.ids["cause"], x.ids["runs"]...)...), commandName(n))
+	return &fixPlan{Title: "Rerun failed tests at most twice", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
+}
+
+// repoMentions reports whether a top-level file whose name starts with one
+// of prefixes contains re.
+func (x *explainer) repoMentions(re *regexp.Regexp, prefixes ...string) bool {
+	entries, err := fs.ReadDir(x.in.Repo, ".")
+	if err != nil {
+		return false
+	}
+	for _, e := range entries {
+		for _, p := range prefixes {
+			if e.IsDir() || !strings.HasPrefix(e.Name(), p) {
+				continue
+			}
+			if data, err := x.repo.ReadFile(e.Name()); err == nil && re.Match(data) {
+				return true
+			}
+		}
+	}
+	return false
+}
+

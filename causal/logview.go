@@ -1,0 +1,129 @@
+package causal
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/polylane/polylane/analysis"
+)
+
+// Bounds of the log view.
+const (
+	// maxViewLines is the number of failing-step lines kept before the cause.
+	maxViewLines = 6000
+	// maxAfterCause is the number of lines kept after the cause line.
+	maxAfterCause = 60
+	// maxLineText caps the text kept per line.
+	maxLineText = 2048
+)
+
+// logLine is a line of the failing step as the view keeps it.
+type logLine struct {
+	N    int
+	Text string
+	Kind analysis.Kind
+	// Sec is the timestamp as seconds within the day (-1 without one), enough
+	// to compare lines a few seconds apart.
+	Sec float64
+}
+
+// stepLog is the part of the trigger job log that matters: the failing
+// step's lines up to shortly after the cause line.
+type stepLog struct {
+	Lines []logLine
+	// Cause is the index in Lines of the cause line, -1 when not seen.
+	Cause int
+	// Total is the number of lines read.
+	Total int
+}
+
+// readStepLog streams the trigger log and keeps the failing step's lines,
+// bounded: a ring of lines before the cause line and a few after it.
+func readStepLog(in Input, causeN int) (*stepLog, error) {
+	sl := &stepLog{Cause: -1}
+	if in.OpenLog == nil {
+		return sl, nil
+	}
+	rc, err := in.OpenLog()
+	if err != nil {
+		return sl, fmt.Errorf("open log of job %d: %w", in.Job.ID, err)
+	}
+	defer rc.Close()
+	sc := analysis.NewScanner(rc, analysis.Options{Steps: in.Job.Steps})
+	var ring []logLine
+	after := 0
+	for sc.Scan() {
+		l := sc.Line()
+		sl.Total = l.N
+		if causeN > 0 && l.N > causeN {
+			after++
+			if after > maxAfterCause {
+				break
+			}
+		}
+		if !inStep(l, in.Step, causeN) {
+			continue
+		}
+		text := l.Text
+		if len(text) > maxLineText {
+			text = text[:maxLineText]
+		}
+		ll := logLine{N: l.N, Text: text, Kind: l.Kind, Sec: -1}
+		if !l.Time.IsZero() {
+			ll.Sec = float64(l.Time.Hour()*3600+l.Time.Minute()*60+l.Time.Second()) + float64(l.Time.Nanosecond())/1e9
+		}
+		ring = append(ring, ll)
+		if len(ring) > maxViewLines && (causeN <= 0 || l.N < causeN) {
+			ring = append(ring[:0:0], ring[len(ring)-maxViewLines/2:]...)
+		}
+	}
+	if err := sc.Err(); err != nil {
+		return sl, fmt.Errorf("read log of job %d: %w", in.Job.ID, err)
+	}
+	sl.Lines = ring
+	for i, l := range ring {
+		if l.N == causeN {
+			sl.Cause = i
+		}
+	}
+	return sl, nil
+}
+
+// inStep reports whether a line belongs to the failing step. Lines of logs
+// without step markers all count; the cause line always counts.
+func inStep(l analysis.LogLine, step analysis.StepRef, causeN int) bool {
+	if l.N == causeN {
+		return true
+	}
+	if l.Kind == analysis.KindPostJob || l.Kind == analysis.KindCleanup {
+		return false
+	}
+	if step.Name == "" && step.Number == 0 {
+		return true
+	}
+	if l.Step.Name == "" && l.Step.Number == 0 {
+		return true
+	}
+	if step.Number != 0 && l.Step.Number != 0 {
+		return l.Step.Number == step.Number
+	}
+	return strings.EqualFold(l.Step.Name, step.Name)
+}
+
+// before returns the lines before the cause (all lines when it is unknown).
+func (sl *stepLog) before() []logLine {
+	if sl.Cause < 0 {
+		return sl.Lines
+	}
+	return sl.Lines[:sl.Cause]
+}
+
+// line returns the line with raw number n, if kept.
+func (sl *stepLog) line(n int) (logLine, bool) {
+	for _, l := range sl.Lines {
+		if l.N == n {
+			return l, true
+		}
+	}
+	return logLine{}, false
+}

@@ -1,0 +1,196 @@
+package causal
+
+import (
+	"net"
+	"regexp"
+	"strings"
+
+	"github.com/polylane/polylane/causal/harness"
+)
+
+// finding is what a rule's harness predicate found.
+type finding struct {
+	// Gate is the readiness gate that passed during a rollout.
+	Gate *harness.Node
+	// Changes are the harness commands that changed workloads; Trigger the
+	// last of them.
+	Changes []*harness.Node
+	Trigger *harness.Node
+	// ChangeEvents are the log lines showing the changes.
+	ChangeEvents []event
+	// Install is the command that started what was used too early.
+	Install *harness.Node
+	Service *harness.Service
+}
+
+var endpointPatterns = []*regexp.Regexp{
+	regexp.MustCompile(`->\s*\[?([0-9a-fA-F.:]+?)\]?:(\d+)`),
+	regexp.MustCompile(`https?://([^/\s"'\]\)]+)`),
+	regexp.MustCompile(`dial tcp \[?([^\s\]]+?)\]?:(\d+)`),
+	regexp.MustCompile(`(?i)(?:connect to|to the server|ECONNREFUSED|ECONNRESET|connecting to|host) \[?([\w.-]+?)\]?:(\d+)`),
+	regexp.MustCompile(`host='([^']+)'`),
+	regexp.MustCompile(`(?i)(?:lookup|resolve host:?|resolving) '?([\w.-]+\.[a-z]{2,})`),
+}
+
+// findEndpoint returns the remote end the failure texts name and whether it
+// is local (the runner, a container network or the test cluster).
+func (x *explainer) findEndpoint() (string, bool) {
+	texts := append([]failText{{Line: x.cause, Primary: true}}, x.texts...)
+	for _, t := range texts {
+		for _, re := range endpointPatterns {
+			m := re.FindStringSubmatch(t.Line.Text)
+			if m == nil {
+				continue
+			}
+			host := m[1]
+			ep := host
+			if len(m) > 2 && m[2] != "" {
+				ep = net.JoinHostPort(host, m[2])
+			}
+			return ep, isLocalHost(hostOnly(host))
+		}
+	}
+	return "", false
+}
+
+func hostOnly(h string) string {
+	if host, _, err := net.SplitHostPort(h); err == nil {
+		return host
+	}
+	return strings.Trim(h, "[]")
+}
+
+// isLocalHost reports whether a host is on the runner, in a private network
+// (containers, Kind nodes) or a cluster-internal name.
+func isLocalHost(h string) bool {
+	h = strings.ToLower(h)
+	switch {
+	case h == "localhost" || h == "0.0.0.0" || h == "::1" || h == "host.docker.internal":
+		return true
+	case strings.HasSuffix(h, ".svc") || strings.Contains(h, ".svc.") || strings.HasSuffix(h, ".local") || strings.HasSuffix(h, ".internal"):
+		return true
+	case !strings.Contains(h, ".") && !strings.Contains(h, ":"):
+		return true // a compose or service-container name
+	}
+	if ip := net.ParseIP(h); ip != nil {
+		return ip.IsLoopback() || ip.IsPrivate() || ip.IsUnspecified()
+	}
+	return false
+}
+
+// match tries the rules in order over the cause lines, then over all
+// failure texts, and keeps the first that holds.
+func (x *explainer) match() {
+	for pass := 0; pass < 2; pass++ {
+		for i := range rules {
+			r := &rules[i]
+			if t, ok := x.ruleHolds(r, pass); ok {
+				x.rule, x.matched = r, t
+				return
+			}
+		}
+	}
+}
+
+func (x *explainer) ruleHolds(r *rule, pass int) (failText, bool) {
+	t, ok := x.causeMatch(r, pass)
+	if !ok || x.excluded(r) || !x.eventsHold(r) || !x.endpointHolds(r) || !x.verdictHolds(r) {
+		return failText{}, false
+	}
+	if r.Harness != "" {
+		f, ok := x.predicate(r.Harness)
+		if !ok {
+			return failText{}, false
+		}
+		x.find = f
+	}
+	return t, true
+}
+
+func (x *explainer) causeMatch(r *rule, pass int) (failText, bool) {
+	for _, t := range x.texts {
+		if pass == 0 && !t.Primary && !r.Wide {
+			continue
+		}
+		for _, re := range r.Cause {
+			if re.MatchString(t.Line.Text) {
+				return t, true
+			}
+		}
+	}
+	return failText{}, false
+}
+
+func (x *explainer) excluded(r *rule) bool {
+	for _, t := range x.texts {
+		for _, re := range r.Not {
+			if re.MatchString(t.Line.Text) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+func (x *explainer) eventsHold(r *rule) bool {
+	for _, group := range r.Events {
+		if len(ofKind(x.evs, group...)) == 0 {
+			return false
+		}
+	}
+	return true
+}
+
+func (x *explainer) verdictHolds(r *rule) bool {
+	if len(r.Verdicts) == 0 {
+		return true
+	}
+	for _, v := range r.Verdicts {
+		if v == x.in.Verdict.Kind {
+			return true
+		}
+	}
+	return false
+}
+
+// endpointHolds checks a rule's endpoint condition. Without a named
+// endpoint, the emitter decides: cluster clients count as local, package
+// managers and downloaders as remote.
+func (x *explainer) endpointHolds(r *rule) bool {
+	switch r.Endpoint {
+	case endpointLocal:
+		if x.endpoint != "" {
+			return x.local
+		}
+		return clusterClient(x.em.Node)
+	case endpointRemote:
+		if x.endpoint != "" {
+			return !x.local
+		}
+		return !clusterClient(x.em.Node)
+	}
+	return true
+}
+
+func clusterClient(n *harness.Node) bool {
+	switch n.Tool() {
+	case "kubectl", "oc", "karmadactl", "helm", "kustomize", "clusterctl", "kind":
+		return true
+	}
+	return false
+}
+
+// predicate evaluates a rule's named harness predicate.
+func (x *explainer) predicate(name string) (finding, bool) {
+	switch name {
+	case "gate-after-change":
+		return x.gateAfterChange()
+	case "change-without-wait":
+		return x.changeWithoutWait()
+	case "emitter-is-wait":
+		return finding{}, x.em.Node != nil && subcommand(x.em.Node) == "wait"
+	case "started-without-wait":
+		return x.startedWithoutWait()
+	}
+	return finding{}, false
+}

@@ -1,0 +1,106 @@
+package causal
+
+import (
+	"fmt"
+
+	"github.com/polylane/polylane/causal/harness"
+)
+
+// resolveProducer picks the producer for the matched rule's role.
+func (x *explainer) resolveProducer() {
+	if x.rule == nil || x.regression() {
+		return
+	}
+	switch x.rule.Producer {
+	case roleGate:
+		x.producer = x.find.Gate
+	case roleTrigger:
+		x.producer = x.find.Trigger
+	case roleInstall:
+		x.producer = x.find.Install
+	case roleEmitter:
+		x.producer = x.em.Node
+	}
+}
+
+// producerOf returns the chain's producer entry.
+func (x *explainer) producerOf() Producer {
+	if x.regression() {
+		return Producer{}
+	}
+	if x.rule != nil && x.rule.Producer == roleInstall && x.find.Service != nil {
+		s := x.find.Service
+		return Producer{File: x.wf.Path, Line: s.Line, Symbol: "services." + s.Name}
+	}
+	if n := x.producer; n != nil {
+		p := Producer{File: n.File, Line: n.Line, Symbol: symbolOf(n)}
+		if n == x.em.Node && x.em.Ambiguous {
+			p.Ambiguous = true
+			for _, c := range x.em.Candidates {
+				p.Candidates = append(p.Candidates, Location{File: c.File, Line: c.Line, Symbol: symbolOf(c)})
+			}
+		}
+		return p
+	}
+	if x.step != nil && x.wf != nil {
+		line := x.step.Line
+		if x.step.RunKeyLine > 0 {
+			line = x.step.RunKeyLine
+		}
+		return Producer{File: x.wf.Path, Line: line, Symbol: x.step.DisplayName()}
+	}
+	return Producer{}
+}
+
+// describe names a command for sentences: "`kubectl apply` in
+// hack/e2e/patch-cluster-secret.sh (line 22)".
+func describe(n *harness.Node) string {
+	if n == nil {
+		return "the failing step"
+	}
+	what := commandName(n)
+	where := n.File
+	if u := unitOf(n); u != nil && u.Kind != harness.NodeScript {
+		where = fmt.Sprintf("%s %s", kindWord(u), u.Symbol)
+		return fmt.Sprintf("`%s` in %s (%s:%d)", what, where, n.File, n.Line)
+	}
+	return fmt.Sprintf("`%s` in %s (line %d)", what, where, n.Line)
+}
+
+func kindWord(n *harness.Node) string {
+	switch n.Kind {
+	case harness.NodeTask:
+		return "task"
+	case harness.NodeTarget:
+		return "make target"
+	case harness.NodePackage:
+		return "package script"
+	case harness.NodeStep:
+		return "step"
+	}
+	return n.Kind
+}
+
+// commandName is the program and subcommand of a command, as the reader
+// would say it ("kubectl apply", "npm ci").
+func commandName(n *harness.Node) string {
+	tool := n.Tool()
+	if tool == "" {
+		return firstLineOf(n.Text)
+	}
+	if sc := subcommand(n); sc != "" && len(sc) < 30 && !containsAny(sc, "{}$/=") {
+		return tool + " " + sc
+	}
+	return tool
+}
+
+func containsAny(s, chars string) bool {
+	for _, c := range chars {
+		for _, d := range s {
+			if c == d {
+				return true
+			}
+		}
+	}
+	return false
+}

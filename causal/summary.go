@@ -1,0 +1,162 @@
+package causal
+
+import (
+	"fmt"
+	"regexp"
+	"strings"
+
+	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/causal/harness"
+)
+
+var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
+
+// fillSummary fills a rule summary's placeholders from the facts.
+func (x *explainer) fillSummary(tpl string) string {
+	return placeholder.ReplaceAllStringFunc(tpl, func(p string) string {
+		return x.placeholderValue(strings.Trim(p, "{}"))
+	})
+}
+
+func (x *explainer) placeholderValue(name string) string {
+	f := x.find
+	switch name {
+	case "changer":
+		return changerWords(f.Changes)
+	case "workloads":
+		return workloadWords(f.ChangeEvents)
+	case "changes_cite":
+		return cite(x.ids["changes"]...)
+	case "gate_cmd":
+		if f.Gate != nil {
+			return clipWords(firstLineOf(f.Gate.Cmd.Raw), 140)
+		}
+		return "the readiness gate"
+	case "gate_cite":
+		return cite(x.ids["gate"]...)
+	case "emitter_desc":
+		return describe(x.em.Node)
+	case "endpoint":
+		if x.endpoint != "" {
+			return x.endpoint
+		}
+		return "the server"
+	case "cause_short":
+		return strings.Trim(quoteShort(x.matched.Line.Text, ""), "'")
+	case "cause_cite":
+		return cite(append(append([]string{}, x.ids["cause"]...), x.ids["emitter"]...)...)
+	case "retry_note":
+		if r := x.retryOf(x.em.Node); r != "" {
+			return "It is retried through " + r + ", and it still failed."
+		}
+		return "The command runs once; nothing retries it."
+	case "parallel_note":
+		return parallelNote(x.em.Node)
+	case "port_note":
+		return portNote(x.em.Node)
+	case "flaky_note":
+		if x.in.Verdict.Kind == history.Flaky {
+			return " The same class comes and goes across the window with green runs in between, so the test is flaky rather than broken" + cite(x.ids["runs"]...) + "."
+		}
+		return ""
+	case "installer":
+		if f.Service != nil {
+			return fmt.Sprintf("The job's service container %q", f.Service.Name)
+		}
+		return capitalize(describe(f.Install))
+	case "started":
+		if f.Service != nil {
+			return "before the job's steps"
+		}
+		return "what the next commands use"
+	case "install_cite":
+		return cite(x.ids["install"]...)
+	case "timeout_value":
+		if v := timeoutValue(x.em.Node); v != "" {
+			return v
+		}
+		return "its default timeout"
+	}
+	return ""
+}
+
+func capitalize(s string) string {
+	if s == "" {
+		return s
+	}
+	return strings.ToUpper(s[:1]) + s[1:]
+}
+
+func clipWords(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
+
+// changerWords names the units whose commands changed workloads.
+func changerWords(changes []*harness.Node) string {
+	var names []string
+	seen := map[string]bool{}
+	for _, c := range changes {
+		l := unitLabel(c)
+		if !seen[l] {
+			seen[l] = true
+			names = append(names, l)
+		}
+	}
+	if len(names) == 0 {
+		return "The harness"
+	}
+	return "The harness (" + strings.Join(names, ", ") + ")"
+}
+
+// workloadWords lists the changed objects from the log events.
+func workloadWords(evs []event) string {
+	var objs []string
+	seen := map[string]bool{}
+	for _, e := range evs {
+		if e.Object == "" || seen[e.Object] {
+			continue
+		}
+		seen[e.Object] = true
+		if e.Kind == evPodDeleted {
+			objs = append(objs, e.Object+" (deleted)")
+			continue
+		}
+		objs = append(objs, e.Object)
+	}
+	if len(objs) == 0 {
+		return "its workloads"
+	}
+	return strings.Join(dedupe(objs, 6), ", ")
+}
+
+// whatHappened is a short paragraph: what failed, where, and how.
+func (x *explainer) whatHappened() string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "The step %q of %s failed", x.stepName(), firstNonEmptyStr(x.in.WorkflowName, x.in.WorkflowPath))
+	if x.cause.Text != "" {
+		fmt.Fprintf(&b, " with %s%s", quoteShort(x.cause.Text, ""), cite(x.ids["cause"]...))
+	}
+	b.WriteString(". ")
+	if x.chain.Mechanism.Summary != "" {
+		b.WriteString(x.chain.Mechanism.Summary)
+	}
+	if x.in.Cadence != "" {
+		b.WriteString(" ")
+		b.WriteString(strings.TrimSuffix(capitalize(x.in.Cadence), ".") + ".")
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// whyThisFix says why the patch addresses the mechanism, or why there is none.
+func (x *explainer) whyThisFix() string {
+	if x.patch != nil {
+		return x.patch.Rationale
+	}
+	if x.fixNote != "" {
+		return x.fixNote
+	}
+	return "Polylane proposes no patch."
+}
