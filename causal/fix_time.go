@@ -213,4 +213,3 @@ func (x *explainer) repoMentions(re *regexp.Regexp, prefixes ...string) bool {
 	}
 	return false
 }
-
