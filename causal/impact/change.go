@@ -19,6 +19,7 @@ type Change struct {
 func ChangesFromDiff(diff string) []Change {
 	var out []Change
 	var cur *Change
+	created := false
 	oldLine, oldLeft, newLeft := 0, 0, 0
 	for _, line := range strings.Split(diff, "\n") {
 		if cur != nil && (oldLeft > 0 || newLeft > 0) {
@@ -28,7 +29,9 @@ func ChangesFromDiff(diff string) []Change {
 				oldLine++
 				oldLeft--
 			case strings.HasPrefix(line, "+"):
-				cur.Lines = appendLine(appendLine(cur.Lines, oldLine-1), oldLine)
+				if !created {
+					cur.Lines = appendLine(appendLine(cur.Lines, oldLine-1), oldLine)
+				}
 				newLeft--
 			case strings.HasPrefix(line, `\`):
 			default:
@@ -41,7 +44,7 @@ func ChangesFromDiff(diff string) []Change {
 		switch {
 		case strings.HasPrefix(line, "diff --git "):
 			out = append(out, Change{})
-			cur = &out[len(out)-1]
+			cur, created = &out[len(out)-1], false
 		case cur != nil && strings.HasPrefix(line, "--- "):
 			cur.Path = diffPath(line[4:], "a/")
 		case cur != nil && strings.HasPrefix(line, "+++ "):
@@ -49,7 +52,7 @@ func ChangesFromDiff(diff string) []Change {
 				cur.Path = p
 			}
 		case cur != nil && strings.HasPrefix(line, "new file mode"):
-			cur.Lines = nil
+			created = true
 		case cur != nil && strings.HasPrefix(line, "@@ "):
 			oldLine, oldLeft, newLeft = hunkHeader(line)
 		}

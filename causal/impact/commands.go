@@ -145,7 +145,7 @@ func buildAction(tool string, args []string) *cliAction {
 	act := &cliAction{build: b}
 	if push {
 		act.push = append(act.push, b.tags...)
-		act.publishes = true
+		act.publishes, act.kind, act.artifact = true, OCIImage, strings.Join(imageNames(b.tags), ", ")
 	}
 	return act
 }

@@ -52,6 +52,11 @@ func (b *dockerBuild) reach(c Change) (bool, string) {
 		}
 	}
 	first := lands[0]
+	for _, l := range lands {
+		if strings.HasPrefix(l.text, "RUN --mount") {
+			return true, fmt.Sprintf("%s is bind-mounted into a RUN of build stage %s (%s:%d)", c.Path, l.stage.label(), b.df.path, l.line)
+		}
+	}
 	if !harnessFile(c.Path) {
 		return true, fmt.Sprintf("%s is copied into build stage %s by %s (%s:%d), whose output the final image takes",
 			c.Path, first.stage.label(), clip(first.text, 60), b.df.path, first.line)

@@ -12,7 +12,7 @@ import (
 // scenarioRepo returns the repo/ tree of a shared example scenario, read in
 // place from POLYLANE_SHARED_DIR or <repo root>/../shared. It skips when the
 // shared tree is absent, unless CI=true.
-func scenarioRepo(t *testing.T, name string) fs.FS {
+func scenarioRepo(t testing.TB, name string) fs.FS {
 	t.Helper()
 	dir := os.Getenv("POLYLANE_SHARED_DIR")
 	if dir == "" {
