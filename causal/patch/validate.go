@@ -113,7 +113,7 @@ func CheckPath(p string) error {
 		return bad("backslash in path")
 	case !fs.ValidPath(p) || path.Clean(p) != p || p == ".":
 		return bad("path is not a clean relative path inside the repository")
-	case p == ".git" || strings.HasPrefix(p, ".git/"):
+	case strings.EqualFold(strings.SplitN(p, "/", 2)[0], ".git"):
 		return bad("path inside .git")
 	}
 	for _, r := range p {

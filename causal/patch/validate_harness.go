@@ -57,9 +57,35 @@ func stepKey(step *yaml.Node) string {
 	}
 	if v := mapGet(step, "uses"); v != nil {
 		action, _, _ := strings.Cut(v.Value, "@")
+		if retryActions[strings.ToLower(action)] {
+			return "run" // a retry action runs a command: it stands in for a run step
+		}
 		return "uses " + action
 	}
 	return "run"
+}
+
+// retryActions run a shell command (with.command) with a bounded number of
+// attempts; they are a valid way to wrap a run step.
+var retryActions = map[string]bool{
+	"nick-fields/retry": true, "wandalen/wretry.action": true, "nick-invision/retry": true,
+}
+
+// stepScript returns a step's shell: its run:, or the command of a retry
+// action.
+func stepScript(s *yaml.Node) *yaml.Node {
+	if run := mapGet(s, "run"); run != nil {
+		return run
+	}
+	uses := mapGet(s, "uses")
+	if uses == nil {
+		return nil
+	}
+	action, _, _ := strings.Cut(strings.ToLower(uses.Value), "@")
+	if !retryActions[action] {
+		return nil
+	}
+	return mapGet(mapGet(s, "with"), "command")
 }
 
 // lostSteps returns the first old step key that new does not keep in order
@@ -102,7 +128,7 @@ func workflowRuns(w *yaml.Node) []fragment {
 		}
 		for i, s := range steps.Content {
 			s = deref(s)
-			run := mapGet(s, "run")
+			run := stepScript(s)
 			if run == nil || run.Kind != yaml.ScalarNode {
 				continue
 			}
