@@ -91,6 +91,9 @@ func (q *Queue[TTx]) Start(ctx context.Context, opts store.QueueOptions) error {
 		JobTimeout:        opts.JobTimeout,
 		FetchPollInterval: poll,
 		FetchCooldown:     min(poll, 100*time.Millisecond),
+		// Inserts go through this client while it runs; they must accept the
+		// same kinds as the insert-only client (another replica may work them).
+		SkipUnknownJobCheck: true,
 	})
 	if err != nil {
 		return fmt.Errorf("create queue workers: %w", err)
