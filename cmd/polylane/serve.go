@@ -47,7 +47,9 @@ type probeArgs struct{}
 // Kind names the probe job.
 func (probeArgs) Kind() string { return "polylane_probe" }
 
-type probeWorker struct{ river.WorkerDefaults[probeArgs] }
+type probeWorker struct {
+	river.WorkerDefaults[probeArgs]
+}
 
 func (probeWorker) Work(context.Context, *river.Job[probeArgs]) error { return nil }
 
