@@ -161,7 +161,7 @@ func findMatch(classes []*mergedClass, e *exactClass) *mergedClass {
 			continue
 		}
 		if environmental(e.fp.family) {
-			if endpointsCompatible(m.fp.endpoints, e.fp.endpoints) {
+			if !endpointBound(e.fp.family) || endpointsCompatible(m.fp.endpoints, e.fp.endpoints) {
 				return m
 			}
 			continue
@@ -313,6 +313,9 @@ func previousMatches(p Class, m *mergedClass) bool {
 // family and first endpoint for environmental classes (their wording varies),
 // the masked text otherwise.
 func (fp fingerprint) identity() string {
+	if environmental(fp.family) && !endpointBound(fp.family) {
+		return fp.family
+	}
 	if environmental(fp.family) {
 		ep := ""
 		if len(fp.endpoints) > 0 {

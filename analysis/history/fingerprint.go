@@ -47,14 +47,21 @@ var familyRules = []familyRule{
 	{FamilyBuild, []string{"error ts", "error[e", "compilation failed", "compile error", "cannot find symbol", "undefined reference", "syntax error", "build failed", "undefined:", "cannot find module", "cannot find package", "type error", "typeerror"}, nil},
 }
 
-// environmental reports whether failures of the family group by family and
-// endpoint rather than by text.
+// environmental reports whether failures of the family group by family (and,
+// for the network and rate limits, endpoint) rather than by text.
 func environmental(family string) bool {
 	switch family {
 	case FamilyNetwork, FamilyRateLimit, FamilyResource, FamilyPort, FamilyTimeout, FamilyOrdering:
 		return true
 	}
 	return false
+}
+
+// endpointBound reports whether two failures of the family must name
+// compatible endpoints to be one class: a reset from one host and a timeout
+// from another are two problems, while a full disk is one whatever it names.
+func endpointBound(family string) bool {
+	return family == FamilyNetwork || family == FamilyRateLimit
 }
 
 // fingerprint is what clustering compares between two exact-signature classes:
@@ -75,37 +82,47 @@ const tailReach = 12
 
 // fingerprintOf builds the fingerprint of an occurrence. The family comes
 // from the last lines printed before the failing exit line when one of them
-// has a family (a harness usually dies of the last error it printed, while an
-// earlier error may have been retried away), else from the cause lines, the
-// signature and the engine's error kind. Endpoints come from the line that
-// gave the family, the cause lines, the signature and the engine's endpoint.
+// states an environmental failure (a harness usually dies of the last error it
+// printed, while an earlier error may have been retried away), else from the
+// cause lines, then any tail line, the signature and the engine's error kind. Endpoints come from the line that
+// gave the family only (other URLs in a log, such as documentation links, are
+// not the party that failed), plus the engine's endpoint when the family came
+// from the cause lines.
 func fingerprintOf(o *Occurrence) fingerprint {
 	fp := fingerprint{}
-	var eps []string
-	if t, family := tailFamily(o); family != "" {
-		fp.family = family
-		eps = appendEndpoints(eps, t)
-	}
 	causes := causeTexts(o.Lines)
+	line, fromTail := "", false
+	if t, family := tailFamily(o, true); family != "" {
+		fp.family, line, fromTail = family, t, true
+	}
 	for _, t := range causes {
 		if fp.family != "" {
 			break
 		}
-		fp.family = familyOf(t)
+		if fp.family = familyOf(t); fp.family != "" {
+			line = t
+		}
 	}
 	if fp.family == "" {
-		fp.family = familyOf(o.Signature)
+		if t, family := tailFamily(o, false); family != "" {
+			fp.family, line, fromTail = family, t, true
+		}
+	}
+	if fp.family == "" {
+		if fp.family = familyOf(o.Signature); fp.family != "" {
+			line = o.Signature
+		}
 	}
 	if fp.family == "" {
 		fp.family = familyOf(o.ErrorKind)
 	}
-	if o.Endpoint != "" {
+	if line == "" && len(causes) > 0 {
+		line = causes[0]
+	}
+	eps := appendEndpoints(nil, line)
+	if !fromTail && o.Endpoint != "" {
 		eps = appendEndpoints(eps, o.Endpoint)
 	}
-	for _, t := range causes {
-		eps = appendEndpoints(eps, t)
-	}
-	eps = appendEndpoints(eps, o.Signature)
 	fp.endpoints = dedupe(eps)
 	text := o.Signature
 	if text == "" && len(causes) > 0 {
@@ -117,8 +134,10 @@ func fingerprintOf(o *Occurrence) fingerprint {
 }
 
 // tailFamily returns the line closest before the exit line (within
-// tailReach) that has a family, and that family.
-func tailFamily(o *Occurrence) (string, string) {
+// tailReach) that has a family, and that family; with envOnly, only an
+// environmental family counts (a test runner's closing "--- FAIL" line says
+// which test failed, not why, so it must not hide the cause line).
+func tailFamily(o *Occurrence, envOnly bool) (string, string) {
 	if o.ExitLine <= 0 {
 		return "", ""
 	}
@@ -127,7 +146,7 @@ func tailFamily(o *Occurrence) (string, string) {
 		if l.N >= o.ExitLine || l.N < o.ExitLine-tailReach || l.N <= best {
 			continue
 		}
-		if f := familyOf(l.Text); f != "" {
+		if f := familyOf(l.Text); f != "" && (!envOnly || environmental(f)) {
 			best, text, family = l.N, l.Text, f
 		}
 	}

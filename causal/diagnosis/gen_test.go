@@ -72,6 +72,40 @@ var (
 
 var goSteps = []string{"Download modules", "Build", "Unit tests"}
 
+// dbFailure is a test that fails when its database connection breaks, in
+// one of several wordings.
+func dbFailure(err string) genFailure {
+	return genFailure{step: "Unit tests", exit: 2, output: []string{
+		"=== RUN   TestOrders",
+		"    db_test.go:31: TestOrders: " + err,
+		"--- FAIL: TestOrders (0.50s)",
+		"FAIL",
+		"FAIL\tgithub.com/acme/shop/orders\t0.612s",
+		"make: *** [Makefile:12: test] Error 1"}}
+}
+
+var (
+	deployRefused = genFailure{step: "Deploy preview", exit: 1, output: []string{
+		"deployment.apps/web configured",
+		`Error from server: Get "https://10.96.0.1:443/apis/apps/v1/namespaces/preview/deployments/web": dial tcp 10.96.0.1:443: connect: connection refused`,
+		"make: *** [Makefile:20: deploy] Error 1"}}
+	deployStuck = genFailure{step: "Deploy preview", exit: 1, output: []string{
+		"deployment.apps/web configured",
+		`Waiting for deployment "web" rollout to finish: 0 of 2 updated replicas are available...`,
+		`error: deployment "web" exceeded its progress deadline`,
+		"error: timed out waiting for the condition on deployments/web",
+		"make: *** [Makefile:20: deploy] Error 1"}}
+	heapOOM = genFailure{step: "Build", exit: 134, output: []string{
+		"<--- Last few GCs --->",
+		"FATAL ERROR: Reached heap limit Allocation failed - JavaScript heap out of memory",
+		" 1: 0xb7f7a0 node::Abort() [node]",
+		"Aborted (core dumped)"}}
+	killedOOM = genFailure{step: "Build", exit: 137, output: []string{
+		"vite v5.4.0 building for production...",
+		"transforming (1423) src/pages/Checkout.tsx",
+		"/home/runner/work/_temp/4f1c2a.sh: line 1:  2345 Killed                  npm run build"}}
+)
+
 var genScenarios = []genScenario{
 	{name: "regression-unit-test", workflow: "CI", steps: goSteps,
 		history:  "....B.....C.......B....AABAAA",
@@ -108,6 +142,25 @@ var genScenarios = []genScenario{
 		expect: map[string]any{"trigger_step": "Download modules", "window": map[string]int{"runs": 13, "failed": 4},
 			"trigger_cluster_count": 3, "clusters_in_trigger_step": 1, "verdict": "flaky", "first_bad_sha": nil,
 			"cause_line_contains": "i/o timeout", "pattern": "intermittent"}},
+	{name: "flaky-wordings", workflow: "CI", steps: goSteps,
+		history: "..D...E..C...F..D.E",
+		failures: map[byte]genFailure{'C': searchFlake, 'D': dbFailure("dial tcp 127.0.0.1:5432: connect: connection refused"),
+			'E': dbFailure("read tcp 127.0.0.1:40404->127.0.0.1:5432: read: connection reset by peer"), 'F': dbFailure("unexpected EOF")},
+		expect: map[string]any{"trigger_step": "Unit tests", "window": map[string]int{"runs": 19, "failed": 6},
+			"trigger_cluster_count": 5, "clusters_in_trigger_step": 2, "verdict": "flaky", "first_bad_sha": nil,
+			"cause_line_contains": "TestOrders", "pattern": "intermittent"}},
+	{name: "regression-after-flake", workflow: "Preview", steps: []string{"Build", "Deploy preview"},
+		history:  "...N....N.....N...YYYY",
+		failures: map[byte]genFailure{'N': deployRefused, 'Y': deployStuck},
+		expect: map[string]any{"trigger_step": "Deploy preview", "window": map[string]int{"runs": 22, "failed": 7},
+			"trigger_cluster_count": 4, "clusters_in_trigger_step": 2, "verdict": "regression", "first_bad_sha": "@Y",
+			"pattern": "persistent"}},
+	{name: "flaky-oom", workflow: "Web", steps: []string{"Build"},
+		history:  "..O..K...X...O..K",
+		failures: map[byte]genFailure{'O': heapOOM, 'K': killedOOM, 'X': compileError},
+		expect: map[string]any{"trigger_step": "Build", "window": map[string]int{"runs": 17, "failed": 5},
+			"trigger_cluster_count": 4, "clusters_in_trigger_step": 2, "verdict": "flaky", "first_bad_sha": nil,
+			"pattern": "intermittent"}},
 	{name: "matrix", workflow: "Test", steps: goSteps, matrix: true,
 		history:  "..M...M..m..M",
 		failures: map[byte]genFailure{'A': searchFlake},
@@ -138,11 +191,13 @@ func TestGenerateScenarios(t *testing.T) {
 	}
 }
 
-// genRun is one entry of runs.json plus what its jobs and logs hold.
-type genRun struct {
-	run  map[string]any
-	id   int64
-	code byte
+// firstBadCode is the failure code named by the expected first_bad_sha
+// ("@Y": the first run with code Y).
+func (g genScenario) firstBadCode() byte {
+	if s, ok := g.expect["first_bad_sha"].(string); ok && len(s) == 2 && s[0] == '@' {
+		return s[1]
+	}
+	return 0
 }
 
 func (g genScenario) sha(i int) string {
@@ -160,7 +215,7 @@ func (g genScenario) files() map[string][]byte {
 		code := g.history[i]
 		id := int64(5000000 + i)
 		at := base.Add(time.Duration(i) * 7 * time.Hour)
-		if code == 'A' && firstA == "" {
+		if firstA == "" && code == g.firstBadCode() {
 			firstA = g.sha(i)
 		}
 		entries := g.runEntries(i, id, code, at)
@@ -182,7 +237,7 @@ func (g genScenario) files() map[string][]byte {
 	})
 	expect := map[string]any{}
 	for k, v := range g.expect {
-		if v == "@A" {
+		if str, ok := v.(string); ok && strings.HasPrefix(str, "@") {
 			v = firstA
 		}
 		expect[k] = v
@@ -304,7 +359,7 @@ func (g genScenario) job(jobID, runID int64, attempt int, name string, at time.T
 }
 
 // commands are the run: lines of the workflow steps.
-var commands = map[string]string{"Download modules": "make deps", "Build": "make build", "Unit tests": "make test"}
+var commands = map[string]string{"Download modules": "make deps", "Build": "make build", "Unit tests": "make test", "Deploy preview": "make deploy"}
 
 // log renders a raw GitHub Actions job log that fails in f.step.
 func (g genScenario) log(at time.Time, f *genFailure) []byte {
