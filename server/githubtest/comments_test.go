@@ -58,6 +58,11 @@ func TestIssueCommentsLifecycle(t *testing.T) {
 	if n := len(s.Comments(tinyRepo, tinyPR)); n != 4 {
 		t.Errorf("Comments() has %d, want 4 after a delete", n)
 	}
+}
+
+func TestCommentBodyLimits(t *testing.T) {
+	s := startTiny(t, Options{})
+	c := installClient(t, s)
 	long := strings.Repeat("é", maxCommentLength+1)
 	if _, _, err := c.Issues.CreateComment(ctx(t), tinyOwner, tinyName, tinyPR, &github.IssueComment{Body: &long}); statusOf(err) != 422 {
 		t.Errorf("65,537-character body: %v, want 422", err)
@@ -65,6 +70,9 @@ func TestIssueCommentsLifecycle(t *testing.T) {
 	ok := strings.Repeat("é", maxCommentLength)
 	if _, _, err := c.Issues.CreateComment(ctx(t), tinyOwner, tinyName, tinyPR, &github.IssueComment{Body: &ok}); err != nil {
 		t.Errorf("65,536-character body: %v", err)
+	}
+	if _, _, err := c.Issues.CreateComment(ctx(t), tinyOwner, tinyName, tinyPR, &github.IssueComment{Body: github.String(" ")}); statusOf(err) != 422 {
+		t.Errorf("blank body: %v, want 422", err)
 	}
 	if _, _, err := c.Issues.CreateComment(ctx(t), tinyOwner, tinyName, 999, &github.IssueComment{Body: github.String("x")}); statusOf(err) != 404 {
 		t.Errorf("comment on a missing issue: %v", err)

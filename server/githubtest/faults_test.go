@@ -26,12 +26,16 @@ func freshClient(t *testing.T, s *Server) *github.Client {
 	return c.WithAuthToken(tok)
 }
 
-func TestFaultsSurfaceLikeGitHub(t *testing.T) {
-	tests := []struct {
-		name  string
-		fault Fault
-		check func(t *testing.T, resp *github.Response, err error)
-	}{
+// faultCase is a fault and what go-github must report for it.
+type faultCase struct {
+	name  string
+	fault Fault
+	check func(t *testing.T, resp *github.Response, err error)
+}
+
+// faultCases are the status and transport faults as go-github v66 sees them.
+func faultCases() []faultCase {
+	return []faultCase{
 		{"429 is a plain ErrorResponse", Fault{Kind: FaultTooManyRequests, RetryAfter: 30 * time.Second}, func(t *testing.T, resp *github.Response, err error) {
 			var abuse *github.AbuseRateLimitError
 			if statusOf(err) != 429 || errors.As(err, &abuse) || resp.Header.Get("Retry-After") != "30" {
@@ -70,7 +74,10 @@ func TestFaultsSurfaceLikeGitHub(t *testing.T) {
 			}
 		}},
 	}
-	for _, tc := range tests {
+}
+
+func TestFaultsSurfaceLikeGitHub(t *testing.T) {
+	for _, tc := range faultCases() {
 		t.Run(tc.name, func(t *testing.T) {
 			s := startTiny(t, Options{})
 			h := s.InjectFault(tc.fault)
