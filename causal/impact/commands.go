@@ -18,6 +18,9 @@ type cliAction struct {
 	artifact  string
 	what      string
 	goSource  bool
+	// rules say which files a deploy command ships; source names them.
+	rules  []rule
+	source string
 }
 
 // dockerValueFlags are docker build flags that take a value.
@@ -31,8 +34,9 @@ var dockerValueFlags = map[string]bool{
 }
 
 // classifyCommand reads one command's arguments (wrappers removed, variables
-// expanded) and says what it does for deployment, or nil.
-func classifyCommand(args []string) *cliAction {
+// expanded), run from the repository directory dir, and says what it does
+// for deployment, or nil.
+func classifyCommand(args []string, dir string) *cliAction {
 	if len(args) == 0 {
 		return nil
 	}
@@ -71,6 +75,7 @@ func classifyCommand(args []string) *cliAction {
 		if firstWord(rest) == "push" {
 			return &cliAction{publishes: true, kind: Chart, artifact: chartName(wordAfter(rest, "push")), what: "helm push"}
 		}
+		return deployAction(tool, rest, dir)
 	case "cr":
 		if firstWord(rest) == "upload" {
 			return &cliAction{publishes: true, kind: Chart, artifact: "Helm charts (chart-releaser)", what: "cr upload"}
@@ -81,6 +86,8 @@ func classifyCommand(args []string) *cliAction {
 				return &cliAction{publishes: true, kind: Release, artifact: "Maven artifacts", what: tool + " " + a}
 			}
 		}
+	default:
+		return deployAction(tool, rest, dir)
 	}
 	return nil
 }

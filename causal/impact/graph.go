@@ -119,6 +119,12 @@ func (g *graph) addPublication(p *publication, js *jobScan, callers []jobRule) {
 				p.artifacts = []string{str(get(docs[0], "project_name"))}
 			}
 		}
+	case p.kind == Manifest:
+		base.Source = p.source
+		if base.Source == "" || base.Source == "." {
+			base.Source = p.wf.Path
+		}
+		rules = append(append([]rule(nil), p.rules...), rules...)
 	default:
 		base.Source = "repository source"
 		rules = append(rules, sourceRule{})

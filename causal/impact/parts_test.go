@@ -131,10 +131,14 @@ func TestClassifyCommand(t *testing.T) {
 		{cmd: "helm push chart-1.2.0.tgz oci://ghcr.io/a", publishes: Chart},
 		{cmd: "twine upload dist/*", publishes: Release},
 		{cmd: "docker run --rm app npm test"},
-		{cmd: "kubectl apply -f deploy/"},
+		{cmd: "kubectl apply -f deploy/", publishes: Manifest},
+		{cmd: "kubectl get pods"},
+		{cmd: "helm upgrade --install web ./charts/web -n prod -f deploy/values.yaml", publishes: Manifest},
+		{cmd: "terraform apply -auto-approve", publishes: Manifest},
+		{cmd: "terraform plan"},
 	}
 	for _, tc := range tests {
-		act := classifyCommand(strings.Fields(tc.cmd))
+		act := classifyCommand(strings.Fields(tc.cmd), ".")
 		var build, push, kind string
 		if act != nil {
 			if act.build != nil {

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/polylane/polylane/causal/harness"
+	"go.yaml.in/yaml/v3"
 )
 
 // imageBuild is an image build found in a workflow job or harness command.
@@ -37,6 +38,9 @@ type publication struct {
 	goSource bool
 	// chartsDir is the charts directory chart-releaser publishes.
 	chartsDir string
+	// rules and source say which files a deploy ships.
+	rules  []rule
+	source string
 }
 
 // stepTree is a workflow step with its resolved execution tree.
@@ -58,6 +62,9 @@ type jobScan struct {
 	pushed bool // a push whose image is unknown or a push action
 	pubs   []*publication
 	trees  []stepTree
+	// testCluster is set when the job creates a throwaway cluster, so its
+	// deploys are tests.
+	testCluster bool
 }
 
 // scanJob reads the steps of one job.
@@ -81,7 +88,76 @@ func scanJob(repo *harness.Repo, wf *harness.Workflow, job *harness.Job, reposit
 		js.trees = append(js.trees, st)
 	}
 	js.pairBuilds()
+	js.dropTestDeploys(repo)
 	return js
+}
+
+// dropTestDeploys removes deploys that target tests: the job creates a
+// throwaway cluster, the deployed files sit under test tooling, the job or
+// workflow is named as a test, or the workflow runs only for pull requests.
+func (js *jobScan) dropTestDeploys(repo *harness.Repo) {
+	testJob := js.testCluster || testName(path.Base(js.wf.Path)) || testName(js.wf.Name) || testName(js.job.ID) ||
+		testName(js.job.Name) || pullRequestOnly(repo, js.wf.Path)
+	kept := js.pubs[:0]
+	for _, p := range js.pubs {
+		if p.kind == Manifest && (testJob || (p.source != "" && p.source != "." && testPath(p.source+"/x"))) {
+			continue
+		}
+		kept = append(kept, p)
+	}
+	js.pubs = kept
+}
+
+// testName reports whether a workflow or job name says it runs tests.
+func testName(name string) bool {
+	words := strings.FieldsFunc(strings.ToLower(name), func(r rune) bool {
+		return !(r >= 'a' && r <= 'z' || r >= '0' && r <= '9')
+	})
+	for _, w := range words {
+		switch w {
+		case "test", "tests", "testing", "e2e", "integration", "smoke", "kind", "conformance":
+			return true
+		}
+	}
+	return false
+}
+
+// pullRequestOnly reports whether a workflow runs only for pull requests
+// (or merge queues), where nothing is deployed to production.
+func pullRequestOnly(repo *harness.Repo, wfPath string) bool {
+	data, err := repo.ReadFile(wfPath)
+	if err != nil {
+		return false
+	}
+	var doc struct {
+		On  yaml.Node `yaml:"on"`
+		Alt yaml.Node `yaml:"true"` // YAML 1.1 reads a bare on: key as true
+	}
+	if yaml.Unmarshal(data, &doc) != nil {
+		return false
+	}
+	on := &doc.On
+	if on.Kind == 0 {
+		on = &doc.Alt
+	}
+	var events []string
+	switch on.Kind {
+	case yaml.ScalarNode:
+		events = []string{on.Value}
+	case yaml.SequenceNode:
+		events = strs(on)
+	case yaml.MappingNode:
+		pairs(on, func(k string, _ *yaml.Node) { events = append(events, k) })
+	}
+	if len(events) == 0 {
+		return false
+	}
+	for _, e := range events {
+		if e != "pull_request" && e != "pull_request_target" && e != "merge_group" {
+			return false
+		}
+	}
+	return true
 }
 
 // action reads one `uses:` step.
@@ -93,6 +169,13 @@ func (js *jobScan) action(step *harness.Step, repository string) {
 			file: js.wf.Path, line: step.Line, what: what}
 		js.pubs = append(js.pubs, p)
 		return p
+	}
+	if testClusterActions[name] {
+		js.testCluster = true
+	}
+	if artifact, ok := deployActions[name]; ok {
+		pub(Manifest, artifact, name)
+		return
 	}
 	switch name {
 	case "docker/metadata-action", "crazy-max/ghaction-docker-meta":
@@ -149,7 +232,10 @@ func (js *jobScan) commands(tree *harness.Node, repository string) {
 		for i := range args {
 			args[i] = js.expand(n.ExpandVars(args[i]), repository)
 		}
-		act := classifyCommand(args)
+		if len(args) > 0 && testClusterCommand(path.Base(args[0]), args[1:]) {
+			js.testCluster = true
+		}
+		act := classifyCommand(args, cleanDir(n.Dir))
 		if act == nil {
 			return true
 		}
@@ -171,7 +257,7 @@ func (js *jobScan) commands(tree *harness.Node, repository string) {
 		js.pushes = append(js.pushes, act.push...)
 		if act.publishes && act.build == nil {
 			js.pubs = append(js.pubs, &publication{kind: act.kind, artifacts: []string{act.artifact}, wf: js.wf, job: js.job,
-				file: n.File, line: n.Line, what: act.what, goSource: act.goSource})
+				file: n.File, line: n.Line, what: act.what, goSource: act.goSource, rules: act.rules, source: act.source})
 		}
 		return true
 	})
