@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bufio"
+	"encoding/csv"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -101,4 +102,34 @@ func TestExplainFile(t *testing.T) {
 	res.Steps = nil
 	out, _ := json.MarshalIndent(res, "", " ")
 	fmt.Println(string(out))
+}
+
+// TestExplainMiner prints the templates mined from one Loghub system named by
+// POLYLANE_EXPLAIN_MINER (a development aid).
+func TestExplainMiner(t *testing.T) {
+	sys := os.Getenv("POLYLANE_EXPLAIN_MINER")
+	if sys == "" {
+		t.Skip("set POLYLANE_EXPLAIN_MINER=System")
+	}
+	f, err := os.Open("../../shared/data/loghub-2k/" + sys + "/" + sys + "_2k.log_structured.csv")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	r := csv.NewReader(f)
+	rows, _ := r.ReadAll()
+	ci := 0
+	for i, h := range rows[0] {
+		if h == "Content" {
+			ci = i
+		}
+	}
+	m := NewMiner(0)
+	count := map[int]int{}
+	for _, row := range rows[1:] {
+		count[m.Add(row[ci])]++
+	}
+	for id := 0; id < m.Len(); id++ {
+		fmt.Printf("%5d %s\n", count[id], m.Template(id))
+	}
 }

@@ -93,7 +93,9 @@ func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int
 	}
 	z.noteCommand(n, text, kind, f)
 	z.noteRetry(n, f)
-	z.noteExit(n, kind, f, span)
+	if f.found.has(kwExitCode) || f.found.has(kwExitedWith) || f.found.has(kwExitStatus) || kind == KindError || f.found.has(kwFail) {
+		z.noteExit(n, kind, f, span)
+	}
 	slot := &z.ring[z.count%ringSize]
 	slot.n, slot.feat, slot.inBase, slot.span = n, f, inBase, span
 	slot.buf = append(slot.buf[:0], text[:min(len(text), storedLineBytes)]...)
@@ -225,16 +227,14 @@ func (z *localizer) close() {
 // noteRetry marks the latest block as retried when a retry notice follows it
 // closely: the tool recovered from that error, so a later one is the cause.
 func (z *localizer) noteRetry(n int, f feature) {
-	if f.flags&fBlank != 0 || !containsAny(z.lc, retryWords...) {
-		return
-	}
 	b := z.open
 	if b == nil && len(z.blocks) > 0 {
 		b = z.blocks[len(z.blocks)-1]
 	}
-	if b != nil && n-b.last <= 3 && n > b.last {
-		b.retried = true
+	if b == nil || n-b.last > 3 || n <= b.last || f.flags&fBlank != 0 || !containsAny(z.lc, retryWords...) {
+		return
 	}
+	b.retried = true
 }
 
 // retryWords mark a notice that the tool will try again.

@@ -59,6 +59,9 @@ func maskAt(s string, i int) (string, int) {
 	if n := timestampLen(rest); n > 0 {
 		return "<ts>", n
 	}
+	if n := wordDateLen(rest); n > 0 {
+		return "<ts>", n
+	}
 	if rep, n := ipLen(s, i); n > 0 {
 		return rep, n
 	}
@@ -438,4 +441,78 @@ func truncateUTF8(s string, n int) string {
 		n--
 	}
 	return s[:n]
+}
+
+var (
+	weekdays = []string{"Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat", "Sun"}
+	months   = []string{"January", "February", "March", "April", "June", "July", "August", "September", "October", "November", "December", "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"}
+)
+
+// wordPrefix returns the length of the first word of ws that starts s and is
+// followed by a blank.
+func wordPrefix(s string, ws []string) int {
+	for _, w := range ws {
+		if strings.HasPrefix(s, w) && len(s) > len(w) && s[len(w)] == ' ' {
+			return len(w)
+		}
+	}
+	return 0
+}
+
+// wordDateLen matches dates written with words: "Sun Jul 10 03:55:21 2005",
+// "Aug 2, 2019 7:27:52 AM", "Jul 10 2005". A month and a day plus a time or
+// a year are required.
+func wordDateLen(s string) int {
+	j := 0
+	if n := wordPrefix(s, weekdays); n > 0 {
+		j = n + 1
+		for j < len(s) && s[j] == ' ' {
+			j++
+		}
+	}
+	n := wordPrefix(s[j:], months)
+	if n == 0 {
+		return 0
+	}
+	j += n + 1
+	for j < len(s) && s[j] == ' ' {
+		j++
+	}
+	d := 0
+	for j+d < len(s) && isDigit(s[j+d]) && d < 2 {
+		d++
+	}
+	if d == 0 || (j+d < len(s) && isAlnum(s[j+d])) {
+		return 0
+	}
+	j += d
+	if j < len(s) && s[j] == ',' {
+		j++
+	}
+	more := false
+	for {
+		k := j
+		for k < len(s) && s[k] == ' ' {
+			k++
+		}
+		if k == j || k >= len(s) {
+			break
+		}
+		if c := clockLen(s[k:]); c > 0 {
+			j, more = k+c, true
+			if strings.HasPrefix(s[j:], " AM") || strings.HasPrefix(s[j:], " PM") {
+				j += 3
+			}
+			continue
+		}
+		if k+4 <= len(s) && allDigits(s[k:k+4]) && (k+4 == len(s) || !isAlnum(s[k+4])) {
+			j, more = k+4, true
+			continue
+		}
+		break
+	}
+	if !more {
+		return 0
+	}
+	return j
 }

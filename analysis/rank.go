@@ -7,7 +7,7 @@ const (
 	contextBefore = 10   // block lines kept before the cause line
 	contextAfter  = 20   // block lines kept after it
 	maxOutLines   = 4096 // lines returned with a baseline
-	tailLines     = 3    // lines before the exit line always returned
+	tailLines     = 2    // lines before the exit line always returned
 	secondMargin  = 10   // a runner-up block this close is returned too
 	secondLines   = 4    // lines of the runner-up block returned
 )

@@ -47,6 +47,7 @@ type feature struct {
 	score int
 	class lineClass
 	flags uint16
+	found kwSet // vocabulary words in the line
 }
 
 // ruleInput is one line as the rules see it.
@@ -70,14 +71,18 @@ func classifyLine(in ruleInput) feature {
 		f.flags |= fIndent
 	}
 	if structural(in, tt, &f) {
+		if f.flags&fNoise != 0 {
+			_, f.found = vocabScore(in.lc[len(in.lc)-len(tt):])
+		}
 		return f
 	}
 	ltt := in.lc[len(in.lc)-len(tt):]
-	if containsAny(ltt, "werror", "treated as error") {
+	kw, found := vocabScore(ltt)
+	f.found = found
+	if found.has(kwWerror) || found.has(kwTreated) {
 		f.class, f.score = clsError, classScore[clsError]
 		return f
 	}
-	kw, found := vocabScore(ltt)
 	if kw == 0 && f.flags&(fHeader) == 0 {
 		return f
 	}

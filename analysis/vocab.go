@@ -12,88 +12,92 @@ type keyword struct {
 	weight int8
 	// left and right require a non-letter before and after the word.
 	left, right bool
+	// inName lets the word count inside a name token such as "-Werror".
+	inName bool
 }
 
 // vocabulary is the error vocabulary used as the per-line prefilter. Weights
 // say how strongly a word speaks of a failure; the ordered rules refine them.
 var vocabulary = []keyword{
-	{"error", 3, false, false},
-	{"fail", 3, false, false},
-	{"fatal", 3, false, false},
-	{"panic", 3, false, false},
-	{"exception", 3, false, false},
-	{"traceback", 3, false, false},
-	{"abort", 2, false, false},
-	{"segmentation fault", 4, false, false},
-	{"core dumped", 3, false, false},
-	{"killed", 2, true, true},
-	{"timed out", 3, false, false},
-	{"timeout", 2, false, false},
-	{"took >", 3, false, false},
-	{"took more than", 3, false, false},
-	{"took longer than", 3, false, false},
-	{"time limit", 3, false, false},
-	{"deadline exceeded", 3, false, false},
-	{"denied", 3, false, false},
-	{"refused", 3, false, false},
-	{"reset by peer", 3, false, false},
-	{"econn", 3, true, false},
-	{"etimedout", 3, true, false},
-	{"enotfound", 3, true, false},
-	{"eai_again", 3, true, false},
-	{"not found", 2, false, false},
-	{"no such ", 3, false, false},
-	{"cannot", 2, false, false},
-	{"can't", 2, false, false},
-	{"could not", 2, false, false},
-	{"couldn't", 2, false, false},
-	{"unable to", 2, false, false},
-	{"undefined", 2, false, false},
-	{"unresolved", 2, false, false},
-	{"invalid", 1, false, false},
-	{"unexpected", 2, false, false},
-	{"missing", 1, true, true},
-	{"mismatch", 1, false, false},
-	{"expected", 1, false, false},
-	{"assert", 2, false, false},
-	{"violation", 1, false, false},
-	{"rate limit", 3, false, false},
-	{"too many requests", 3, false, false},
-	{"toomanyrequests", 3, false, false},
-	{"unauthorized", 2, false, false},
-	{"forbidden", 2, false, false},
-	{"out of memory", 3, false, false},
-	{"oom", 2, true, true},
-	{"no space left", 3, false, false},
-	{"exceeded", 2, false, false},
-	{"unreachable", 2, false, false},
-	{"crash", 2, false, false},
-	{"refusing", 2, false, false},
-	{"not ok", 2, true, true},
-	{"permission", 1, false, false},
-	{"illegal", 2, false, false},
-	{"does not exist", 2, false, false},
-	{"doesn't exist", 2, false, false},
-	{"not supported", 1, false, false},
-	{"incompatible", 1, false, false},
-	{"conflict", 1, false, false},
-	{"cancel", 1, false, false},
-	{"sigint", 2, false, false},
-	{"sigterm", 2, false, false},
-	{"sigkill", 2, false, false},
-	{"sigsegv", 3, false, false},
-	{"sigabrt", 3, false, false},
-	{"exit code", 1, false, false},
-	{"exit status", 1, false, false},
-	{"exited with", 1, false, false},
-	{"non-zero", 1, false, false},
-	{"problem", 1, true, true},
-	{"broken", 1, true, true},
-	{"\u2717", 3, false, false},  // ✗
-	{"\u2716", 3, false, false},  // ✖
-	{"\u2715", 3, false, false},  // ✕
-	{"\u274c", 3, false, false},  // ❌
-	{"\u00d7 ", 2, false, false}, // ×
+	{"error", 3, false, false, false},
+	{"fail", 3, false, false, false},
+	{"fatal", 3, false, false, false},
+	{"panic", 3, false, false, false},
+	{"exception", 3, false, false, false},
+	{"traceback", 3, false, false, false},
+	{"abort", 2, false, false, false},
+	{"segmentation fault", 4, false, false, false},
+	{"core dumped", 3, false, false, false},
+	{"killed", 2, true, true, false},
+	{"timed out", 3, false, false, false},
+	{"timeout", 2, false, false, false},
+	{"took >", 3, false, false, false},
+	{"took more than", 3, false, false, false},
+	{"took longer than", 3, false, false, false},
+	{"time limit", 3, false, false, false},
+	{"deadline exceeded", 3, false, false, false},
+	{"denied", 3, false, false, false},
+	{"refused", 3, false, false, false},
+	{"reset by peer", 3, false, false, false},
+	{"econn", 3, true, false, false},
+	{"etimedout", 3, true, false, false},
+	{"enotfound", 3, true, false, false},
+	{"eai_again", 3, true, false, false},
+	{"not found", 2, false, false, false},
+	{"no such ", 3, false, false, false},
+	{"cannot", 2, false, false, false},
+	{"can't", 2, false, false, false},
+	{"could not", 2, false, false, false},
+	{"couldn't", 2, false, false, false},
+	{"unable to", 2, false, false, false},
+	{"undefined", 2, false, false, false},
+	{"unresolved", 2, false, false, false},
+	{"invalid", 1, false, false, false},
+	{"unexpected", 2, false, false, false},
+	{"missing", 1, true, true, false},
+	{"mismatch", 1, false, false, false},
+	{"expected", 1, false, false, false},
+	{"assert", 2, false, false, false},
+	{"violation", 1, false, false, false},
+	{"rate limit", 3, false, false, false},
+	{"too many requests", 3, false, false, false},
+	{"toomanyrequests", 3, false, false, false},
+	{"unauthorized", 2, false, false, false},
+	{"forbidden", 2, false, false, false},
+	{"out of memory", 3, false, false, false},
+	{"oom", 2, true, true, false},
+	{"no space left", 3, false, false, false},
+	{"exceeded", 2, false, false, false},
+	{"unreachable", 2, false, false, false},
+	{"crash", 2, false, false, false},
+	{"refusing", 2, false, false, false},
+	{"not ok", 2, true, true, false},
+	{"permission", 1, false, false, false},
+	{"illegal", 2, false, false, false},
+	{"does not exist", 2, false, false, false},
+	{"doesn't exist", 2, false, false, false},
+	{"not supported", 1, false, false, false},
+	{"incompatible", 1, false, false, false},
+	{"conflict", 1, false, false, false},
+	{"cancel", 1, false, false, false},
+	{"sigint", 2, false, false, false},
+	{"sigterm", 2, false, false, false},
+	{"sigkill", 2, false, false, false},
+	{"sigsegv", 3, false, false, false},
+	{"sigabrt", 3, false, false, false},
+	{"exit code", 1, false, false, true},
+	{"exit status", 1, false, false, true},
+	{"exited with", 1, false, false, true},
+	{"werror", 3, false, true, true},
+	{"treated as error", 3, false, false, true},
+	{"non-zero", 1, false, false, false},
+	{"problem", 1, true, true, false},
+	{"broken", 1, true, true, false},
+	{"\u2717", 3, false, false, false},  // ✗
+	{"\u2716", 3, false, false, false},  // ✖
+	{"\u2715", 3, false, false, false},  // ✕
+	{"\u274c", 3, false, false, false},  // ❌
+	{"\u00d7 ", 2, false, false, false}, // ×
 }
 
 // kwSet is a bit set of vocabulary indices (the vocabulary has fewer than 128
@@ -170,7 +174,7 @@ func vocabScore(lc []byte) (score int, found kwSet) {
 				if (k.left && i > 0 && isLetter(lc[i-1])) || (k.right && i+len(k.text) < len(lc) && isLetter(lc[i+len(k.text)])) {
 					continue
 				}
-				if inNameToken(lc, i, len(k.text)) {
+				if !k.inName && inNameToken(lc, i, len(k.text)) {
 					continue
 				}
 				found[w] |= 1 << j
@@ -181,15 +185,29 @@ func vocabScore(lc []byte) (score int, found kwSet) {
 	return score, found
 }
 
-// has reports whether the vocabulary word with the given text was found.
-func (s kwSet) has(text string) bool {
+// kwID returns the vocabulary index of a word; it panics for unknown words
+// (a programming error caught by every test run).
+func kwID(text string) int {
 	for i, k := range vocabulary {
 		if k.text == text {
-			return s[i/64]&(1<<(i%64)) != 0
+			return i
 		}
 	}
-	return false
+	panic("analysis: no vocabulary word " + text)
 }
+
+// Vocabulary indices looked up on hot paths.
+var (
+	kwWerror     = kwID("werror")
+	kwTreated    = kwID("treated as error")
+	kwExitCode   = kwID("exit code")
+	kwExitStatus = kwID("exit status")
+	kwExitedWith = kwID("exited with")
+	kwFail       = kwID("fail")
+)
+
+// has reports whether the vocabulary word with index i was found.
+func (s kwSet) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
 
 // inNameToken reports whether the word at lc[i:i+n] sits inside a path, a
 // URL or a file name ("src/Error.hs", "libgpg-error", "Error.swift"), where it
