@@ -187,8 +187,7 @@ func TestMountedRoutesMetricsAndPanics(t *testing.T) {
 func TestGracefulShutdown(t *testing.T) {
 	started, release := make(chan struct{}), make(chan struct{})
 	var stopped time.Time
-	var s *Server
-	s = New(Options{
+	s := New(Options{
 		Logger:          zerolog.Nop(),
 		Checker:         &fakeChecker{running: true},
 		ShutdownTimeout: 5 * time.Second,

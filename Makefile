@@ -1,0 +1,48 @@
+# Polylane's build, test and lint targets. `make help` lists them.
+# Later issues add their targets in the marked section at the end.
+
+GO      ?= go
+BIN     ?= bin
+VERSION ?= $(shell git describe --tags --always --dirty 2>/dev/null || echo dev)
+COMMIT  ?= $(shell git rev-parse --short HEAD 2>/dev/null || echo unknown)
+LDFLAGS := -s -w -X main.version=$(VERSION) -X main.commit=$(COMMIT)
+
+# staticcheck is run through `go run` at a pinned version (v0.7.0 builds with go1.26).
+STATICCHECK_VERSION := v0.7.0
+
+# Go files to check with gofmt: everything tracked or new, except testdata.
+GOFILES = $(shell find . -name '*.go' -not -path './.git/*' -not -path '*/testdata/*' -not -path '*/node_modules/*')
+
+.PHONY: help build test lint cover clean
+
+help: ## list the targets
+	@grep -hE '^[a-zA-Z_-]+:.*## ' $(MAKEFILE_LIST) | sed 's/:.*## /\t/' | sort
+
+build: ## build bin/polylane, version and commit stamped in
+	CGO_ENABLED=0 $(GO) build -trimpath -ldflags '$(LDFLAGS)' -o $(BIN)/polylane ./cmd/polylane
+
+test: ## run every test with the race detector
+	$(GO) test -race ./...
+
+lint: ## gofmt check, go vet, staticcheck
+	@unformatted="$$(gofmt -l $(GOFILES))"; \
+	if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
+	$(GO) vet ./...
+	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
+
+cover: ## tests with a coverage profile (coverage.out) and its total
+	$(GO) test -race -covermode=atomic -coverprofile=coverage.out ./...
+	$(GO) tool cover -func=coverage.out | tail -n 1
+
+clean: ## remove build and coverage output
+	rm -rf $(BIN) coverage.out
+
+# ---------------------------------------------------------------------------
+# Targets of later issues go below, each with a `## description` so that
+# `make help` lists it. Reserved names:
+#   bench             short Go benchmarks
+#   bench-accuracy    diagnosis accuracy against ../shared/data
+#   demo              the demo against the GitHub simulator
+#   test-browser      dashboard tests in headless Chromium
+#   test-reliability  crash, restart and fault-injection tests
+# ---------------------------------------------------------------------------
