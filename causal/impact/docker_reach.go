@@ -23,6 +23,9 @@ type landing struct {
 	stage *stage
 	line  int
 	text  string
+	// broad is set when the source is the whole context (COPY . .), so the
+	// file was not picked on purpose.
+	broad bool
 }
 
 // reach says whether the change reaches the image and why.
@@ -46,10 +49,15 @@ func (b *dockerBuild) reach(c Change) (bool, string) {
 	if len(lands) == 0 {
 		return false, fmt.Sprintf("%s is not copied into the image: %s", c.Path, b.describe(final, feeding))
 	}
-	for _, l := range lands {
-		if l.stage == final {
-			return true, fmt.Sprintf("%s is copied into the final stage by %s (%s:%d)", c.Path, clip(l.text, 60), b.df.path, l.line)
+	inFinal := -1 // a landing in the final stage, a deliberate one if any
+	for i, l := range lands {
+		if l.stage == final && (inFinal < 0 || (lands[inFinal].broad && !l.broad)) {
+			inFinal = i
 		}
+	}
+	if inFinal >= 0 && (!harnessFile(c.Path) || !lands[inFinal].broad) {
+		l := lands[inFinal]
+		return true, fmt.Sprintf("%s is copied into the final stage by %s (%s:%d)", c.Path, clip(l.text, 60), b.df.path, l.line)
 	}
 	first := lands[0]
 	for _, l := range lands {
@@ -64,6 +72,15 @@ func (b *dockerBuild) reach(c Change) (bool, string) {
 	if run := b.runUsing(feeding, c); run != nil {
 		return true, fmt.Sprintf("%s is executed during the image build by RUN %s (%s:%d)", c.Path, clip(run.script, 60), b.df.path, run.line)
 	}
+	if inFinal >= 0 {
+		l := lands[inFinal]
+		if run := b.entryUsing(final, c); run != nil {
+			return true, fmt.Sprintf("%s ships in the final image (%s:%d) and the container runs it: %s (%s:%d)",
+				c.Path, b.df.path, l.line, clip(run.script, 60), b.df.path, run.line)
+		}
+		return false, fmt.Sprintf("%s is copied into the final image by %s (%s:%d), but nothing in the image runs the changed lines (no RUN, CMD or ENTRYPOINT uses them)",
+			c.Path, clip(l.text, 60), b.df.path, l.line)
+	}
 	return false, fmt.Sprintf("%s is copied into build stage %s by %s (%s:%d), but no RUN in the stages the final image is built from executes the changed lines",
 		c.Path, first.stage.label(), clip(first.text, 60), b.df.path, first.line)
 }
@@ -77,8 +94,10 @@ func (b *dockerBuild) landings(feeding []*stage, rel string) []landing {
 				continue
 			}
 			for _, src := range c.srcs {
-				if !remoteSource(src) && sourceMatches(b.df.expand(src), rel) {
-					out = append(out, landing{stage: s, line: c.line, text: c.text})
+				if src = b.df.expand(src); !remoteSource(src) && sourceMatches(src, rel) {
+					clean := cleanSource(src)
+					broad := clean == "." || clean == "*" || strings.Contains(src, "$")
+					out = append(out, landing{stage: s, line: c.line, text: c.text, broad: broad})
 					break
 				}
 			}
@@ -143,6 +162,29 @@ func (b *dockerBuild) runUsing(feeding []*stage, c Change) *runInstr {
 			if treeTouches(b.repo, b.repo.ResolveStep(wf, job, step), c) {
 				return r
 			}
+		}
+	}
+	return nil
+}
+
+// entryUsing returns the CMD or ENTRYPOINT of the final stage (or of the
+// stages it is based on) that runs the changed lines of c.
+func (b *dockerBuild) entryUsing(final *stage, c Change) *runInstr {
+	if b.repo == nil {
+		return nil
+	}
+	wf := &harness.Workflow{Path: b.df.path}
+	job := &harness.Job{ID: "container"}
+	for s := final; s != nil; s = s.parent {
+		for i := range s.entry {
+			r := &s.entry[i]
+			step := &harness.Step{Name: "CMD", Run: r.script, RunLine: r.line, Line: r.line, EndLine: r.line, WorkingDirectory: b.context}
+			if treeTouches(b.repo, b.repo.ResolveStep(wf, job, step), c) {
+				return r
+			}
+		}
+		if len(s.entry) > 0 {
+			return nil // the nearest CMD/ENTRYPOINT wins
 		}
 	}
 	return nil

@@ -27,6 +27,8 @@ type stage struct {
 	parent *stage
 	copies []copyInstr
 	runs   []runInstr
+	// entry holds the CMD and ENTRYPOINT the container starts with.
+	entry []runInstr
 }
 
 // copyInstr is a COPY or ADD.
@@ -78,6 +80,10 @@ func parseDockerfile(p string, content []byte) *dockerfile {
 		case "RUN":
 			if cur != nil {
 				cur.runs = append(cur.runs, parseRun(in))
+			}
+		case "CMD", "ENTRYPOINT":
+			if cur != nil {
+				cur.entry = append(cur.entry, parseRun(in))
 			}
 		}
 	}

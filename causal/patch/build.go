@@ -112,6 +112,28 @@ func splitFiles(diff string) []string {
 	if start >= 0 {
 		chunks = append(chunks, diff[start:])
 	}
+	if len(chunks) == 0 {
+		return splitPlain(diff)
+	}
+	return chunks
+}
+
+// splitPlain cuts a diff without "diff --git" lines at each "--- " header
+// that a "+++ " header follows.
+func splitPlain(diff string) []string {
+	lines := strings.SplitAfter(diff, "\n")
+	var chunks []string
+	var cur strings.Builder
+	for i, l := range lines {
+		if strings.HasPrefix(l, "--- ") && i+1 < len(lines) && strings.HasPrefix(lines[i+1], "+++ ") && cur.Len() > 0 {
+			chunks = append(chunks, cur.String())
+			cur.Reset()
+		}
+		cur.WriteString(l)
+	}
+	if cur.Len() > 0 {
+		chunks = append(chunks, cur.String())
+	}
 	return chunks
 }
 

@@ -101,6 +101,16 @@ func TestCount(t *testing.T) {
 	}
 }
 
+func TestCountPlainDiff(t *testing.T) {
+	t.Parallel()
+	diff := "--- a/x\n+++ b/x\n@@ -1,2 +1,2 @@\n-a\n+b\n c\n--- a/y\n+++ b/y\n@@ -1 +1,2 @@\n y\n+z\n"
+	got := Count(diff)
+	want := []FileChange{{"x", 1, 1}, {"y", 1, 0}}
+	if len(got) != 2 || got[0] != want[0] || got[1] != want[1] {
+		t.Fatalf("Count(plain diff) = %+v, want %+v", got, want)
+	}
+}
+
 // TestBuildAppliesToScenario builds a rollout-status patch on the karmada
 // example's Taskfile, read in place, and checks git accepts it at repo/.
 func TestBuildAppliesToScenario(t *testing.T) {

@@ -1,0 +1,2 @@
+#!/bin/sh
+wget -qO- localhost:8080/healthz
