@@ -6,11 +6,13 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/causal/harness"
 )
 
 // Bounds of the evidence a chain cites.
 const (
+	maxQuote          = 160
 	maxChangeEvidence = 5
 	maxRunsEvidence   = 6
 )
@@ -77,8 +79,8 @@ func (x *explainer) citeRuns() {
 			label = fmt.Sprintf("%d (run #%d)", o.RunID, o.RunNumber)
 		}
 		others = append(others, label)
-		if cited < 2 && len(o.Lines) > 0 && o.JobID != 0 {
-			id := x.ev.otherLog(o.RunID, o.JobID, o.Lines[0].N, o.Lines[0].Text, "the same failure in another run")
+		if l, ok := firstCause(o.Lines); ok && cited < 2 && o.JobID != 0 {
+			id := x.ev.otherLog(o.RunID, o.JobID, l.N, l.Text, "the same failure in another run")
 			x.ids["runs"] = append(x.ids["runs"], id)
 			cited++
 		}
@@ -89,6 +91,16 @@ func (x *explainer) citeRuns() {
 	step := x.stepName()
 	text := fmt.Sprintf("runs %s failed in %q the same way", strings.Join(dedupe(others, maxRunsEvidence), ", "), step)
 	x.ids["runs"] = append(x.ids["runs"], x.ev.runs(text, "other failures of the same class in the window"))
+}
+
+// firstCause returns the first cause line of an occurrence.
+func firstCause(lines []analysis.Line) (analysis.Line, bool) {
+	for _, l := range lines {
+		if l.Role == analysis.RoleCause || l.Role == "" {
+			return l, true
+		}
+	}
+	return analysis.Line{}, false
 }
 
 // mechanismChain fills the mechanism from the matched rule, or says plainly
@@ -228,14 +240,26 @@ func firstNonEmptyStr(vals ...string) string {
 // matched.
 func quoteShort(text, around string) string {
 	text = strings.TrimSpace(strings.TrimPrefix(text, "##[error]"))
-	const max = 160
-	if len(text) <= max {
+	if len(text) <= maxQuote {
 		return "'" + text + "'"
 	}
 	start := 0
-	if i := strings.Index(text, around); around != "" && i > max/2 {
-		start = i - max/2
+	if i := strings.Index(text, around); around != "" && i >= 0 {
+		start = max(0, min(i+len(around)/2-maxQuote/2, len(text)-maxQuote))
 	}
-	end := min(len(text), start+max)
-	return "'…" + text[start:end] + "…'"
+	end := min(len(text), start+maxQuote)
+	for start > 0 && start < len(text) && text[start]&0xC0 == 0x80 {
+		start++
+	}
+	for end < len(text) && end > start && text[end]&0xC0 == 0x80 {
+		end--
+	}
+	out := text[start:end]
+	if start > 0 {
+		out = "…" + out
+	}
+	if end < len(text) {
+		out += "…"
+	}
+	return "'" + out + "'"
 }

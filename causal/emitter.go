@@ -1,6 +1,9 @@
 package causal
 
 import (
+	"regexp"
+	"strings"
+
 	"github.com/polylane/polylane/causal/harness"
 )
 
@@ -23,6 +26,7 @@ type emission struct {
 func locateEmitter(t *tracer, hits []hit, causeN int, cause string) emission {
 	var e emission
 	tools := toolsFor(cause)
+	hosts := hostsIn(cause)
 	for i := range hits {
 		h := &hits[i]
 		switch {
@@ -41,12 +45,12 @@ func locateEmitter(t *tracer, hits []hit, causeN int, cause string) emission {
 		scope = t.after(e.Anchor.Node)
 		e.How = "the log echoes the harness code that was running"
 	}
-	if best, cands := choose(scope, tools, e.Anchor != nil || e.MakeErr != nil); best != nil {
+	if best, cands := choose(scope, tools, hosts, e.Anchor != nil || e.MakeErr != nil); best != nil {
 		e.Node, e.Candidates = best, cands
 		e.Ambiguous = len(cands) > 1
 		return e
 	}
-	best, cands := choose(commandNodes(t.flat), tools, false)
+	best, cands := choose(commandNodes(t.flat), tools, hosts, false)
 	e.Node, e.Candidates = best, cands
 	e.Ambiguous = len(cands) > 1
 	e.How = "the cause line names the program"
@@ -105,7 +109,7 @@ func commandNodes(flat []*harness.Node) []*harness.Node {
 // choose scores the commands of a scope against the programs the cause line
 // names. With ordered set, the first best command wins (a failing command
 // stops the unit); otherwise ties are reported as candidates.
-func choose(scope []*harness.Node, tools []string, ordered bool) (*harness.Node, []*harness.Node) {
+func choose(scope []*harness.Node, tools, hosts []string, ordered bool) (*harness.Node, []*harness.Node) {
 	var best *harness.Node
 	var cands []*harness.Node
 	bestScore := 0
@@ -113,6 +117,12 @@ func choose(scope []*harness.Node, tools []string, ordered bool) (*harness.Node,
 		s := emitterScore(n, tools)
 		if s <= 0 {
 			continue
+		}
+		for _, h := range hosts {
+			if strings.Contains(n.Text, h) {
+				s += 4
+				break
+			}
 		}
 		switch {
 		case s > bestScore:
@@ -122,6 +132,52 @@ func choose(scope []*harness.Node, tools []string, ordered bool) (*harness.Node,
 		}
 	}
 	return best, cands
+}
+
+var (
+	urlHost  = regexp.MustCompile(`https?://([A-Za-z0-9.-]+\.[A-Za-z]{2,})`)
+	pipHost  = regexp.MustCompile(`host='([^']+)'`)
+	apiLimit = regexp.MustCompile(`API rate limit exceeded|secondary rate limit`)
+)
+
+// hostsIn returns the hosts a cause text names, for matching commands that
+// address them.
+func hostsIn(cause string) []string {
+	var out []string
+	for _, m := range urlHost.FindAllStringSubmatch(cause, 8) {
+		out = append(out, m[1])
+	}
+	for _, m := range pipHost.FindAllStringSubmatch(cause, 4) {
+		out = append(out, m[1])
+	}
+	if apiLimit.MatchString(cause) {
+		out = append(out, "api.github.com")
+	}
+	return out
+}
+
+// strongNet are words that mark a command that downloads.
+var strongNet = map[string]bool{"download": true, "install": true, "fetch": true, "pull": true, "clone": true, "ci": true, "sync": true, "restore": true}
+
+// fetches reports whether one of a command's first words says it downloads.
+func fetches(n *harness.Node) bool {
+	seen := 0
+	args := n.EffectiveArgs()
+	if len(args) < 2 {
+		return false
+	}
+	for _, a := range args[1:] {
+		if strings.HasPrefix(a, "-") {
+			continue
+		}
+		if strongNet[a] {
+			return true
+		}
+		if seen++; seen >= 3 {
+			break
+		}
+	}
+	return false
 }
 
 // emitterScore rates how well a command fits as the emitter of a cause line
@@ -138,11 +194,11 @@ func emitterScore(n *harness.Node, tools []string) int {
 			break
 		}
 	}
-	if len(tools) > 0 && score == 1 {
-		score = 1
-	}
 	if networkVerbs[subcommand(n)] {
 		score += 3
+	}
+	if fetches(n) {
+		score += 2
 	}
 	if offline(n) {
 		score -= 5

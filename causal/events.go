@@ -39,7 +39,7 @@ type eventRule struct {
 var eventRules = []eventRule{
 	{evWorkloadChanged, regexp.MustCompile(`^((deployment|statefulset|daemonset)\.apps|deployment|statefulset|daemonset)/(\S+) (configured|patched|restarted|image updated|env updated|resource requirements updated|serverside-applied)\b`)},
 	{evPodDeleted, regexp.MustCompile(`^pod "?([^"\s]+)"? deleted`)},
-	{evRelease, regexp.MustCompile(`^Release "([^"]+)" has been upgraded|^STATUS: deployed|Release "([^"]+)" does not exist\. Installing it now`)},
+	{evRelease, regexp.MustCompile(`^Release "([^"]+)" has been (upgraded|rolled back)`)},
 	{evGatePassed, regexp.MustCompile(`^(\S+/\S+) condition met$`)},
 	{evRolledOut, regexp.MustCompile(`successfully rolled out|partitioned roll out complete|roll out complete`)},
 	{evCRDApplied, regexp.MustCompile(`^customresourcedefinition\.apiextensions\.k8s\.io/(\S+) (created|configured|serverside-applied)`)},
@@ -77,6 +77,8 @@ func scanEvents(lines []logLine) []event {
 				ev.Resource, ev.Name, ev.Object = "pod", m[1], "pod/"+m[1]
 			case evGatePassed:
 				ev.Object = m[1]
+			case evRelease:
+				ev.Resource, ev.Name, ev.Object = "release", m[1], "release/"+m[1]
 			case evCRDApplied:
 				ev.Object = "crd/" + m[1]
 			case evCreated:

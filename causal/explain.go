@@ -85,6 +85,8 @@ func (x *explainer) locate() {
 	x.wf = wf
 	job, step, err := wf.FindStep(x.in.Job.Name, x.in.Step.Name, x.in.Step.Number)
 	if err != nil {
+		// Steps the runner adds (containers, set-up) are not in the file.
+		x.job = wf.FindJob(x.in.Job.Name)
 		x.notes = append(x.notes, err.Error())
 		return
 	}

@@ -174,3 +174,9 @@ func statementLines(n *harness.Node) (int, int) {
 func edit(s patch.Site, out []byte) patch.FileEdit {
 	return patch.FileEdit{Path: s.Path, Old: s.Content, New: out}
 }
+
+// fixTarget is the command a fix changes: the emitter, or for a command
+// inside a package.json script the harness command that runs the script.
+func (x *explainer) fixTarget() *harness.Node {
+	return liftOutOfPackage(x.em.Node)
+}

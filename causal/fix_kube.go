@@ -33,7 +33,7 @@ func insertBefore(x *explainer, n *harness.Node, cmds []string, comment string) 
 
 // fixDockerReady waits for the Docker daemon before the first docker call.
 func fixDockerReady(x *explainer) (*fixPlan, error) {
-	n := x.em.Node
+	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the docker command was not located")
 	}
@@ -54,14 +54,15 @@ func fixDockerReady(x *explainer) (*fixPlan, error) {
 // fixRegistryAuth logs in to Docker Hub before the pull, or pulls an
 // official image from a mirror when the pull is a service container's.
 func fixRegistryAuth(x *explainer) (*fixPlan, error) {
-	if x.wf == nil || x.step == nil || x.job == nil {
-		return nil, noFix("the failing workflow step was not located")
+	if x.wf == nil || x.job == nil {
+		return nil, noFix("the failing workflow job was not located")
 	}
 	content, err := x.repo.ReadFile(x.wf.Path)
 	if err != nil {
 		return nil, noFix("cannot read %s", x.wf.Path)
 	}
-	if strings.Contains(strings.ToLower(x.in.Step.Name), "initialize containers") {
+	if x.step == nil {
+		// The runner pulls service images before any step runs.
 		return mirrorServiceImages(x, content)
 	}
 	for _, s := range x.job.Steps {
@@ -119,7 +120,9 @@ var tokenInputs = map[string]string{
 	"azure/setup-kubectl": "token",
 }
 
-// fixGitHubToken authenticates the step's GitHub API calls.
+// fixGitHubToken authenticates the step's GitHub API calls: the workflow's
+// token in the step's environment (or the action's token input), and an
+// Authorization header on a curl call to api.github.com that sends none.
 func fixGitHubToken(x *explainer) (*fixPlan, error) {
 	if x.wf == nil || x.step == nil {
 		return nil, noFix("the failing workflow step was not located")
@@ -154,15 +157,42 @@ func fixGitHubToken(x *explainer) (*fixPlan, error) {
 	if err != nil {
 		return nil, noFix("%v", err)
 	}
+	edits := []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}
+	header := ""
+	if n := x.fixTarget(); n != nil && n.Tool() == "curl" && strings.Contains(n.Text, "api.github.com") && !strings.Contains(n.Text, "Authorization") {
+		site, err := x.siteOf(n)
+		if err == nil {
+			line, end := n.Cmd.Line, n.Cmd.EndLine
+			if site.Host == patch.HostMakefile {
+				line, end = site.Line, site.EndLine
+			}
+			hdr := `${GITHUB_TOKEN:+-H "Authorization: Bearer ${GITHUB_TOKEN}"}`
+			if site.Host == patch.HostMakefile {
+				hdr = patch.MakeEscape(hdr)
+			}
+			next, err := patch.AddArgs(site.Content, line, end, programWord(n), []string{hdr})
+			if err == nil {
+				if site.Path == x.wf.Path {
+					next, err = patch.AddArgs(out, line, end, programWord(n), []string{hdr})
+					if err == nil {
+						edits[0].New = next
+					}
+				} else {
+					edits = append(edits, edit(site, next))
+				}
+				header = " The curl call to api.github.com now sends that token when it is set."
+			}
+		}
+	}
 	rationale := fmt.Sprintf("The step called the GitHub API without a token and hit the unauthenticated limit of 60 requests per hour per IP address%s. "+
-		"Passing the workflow's own token raises the quota to the repository's and needs no new secret.", cite(x.ids["cause"]...))
-	return &fixPlan{Title: "Authenticate the GitHub API calls of " + s.DisplayName(), Rationale: rationale, Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}}, nil
+		"Passing the workflow's own token raises the quota to the repository's and needs no new secret.%s", cite(x.ids["cause"]...), header)
+	return &fixPlan{Title: "Authenticate the GitHub API calls of " + s.DisplayName(), Rationale: rationale, Edits: edits}, nil
 }
 
 // fixCRDWait waits for CRDs to be established before they are used, or
 // retries an apply that creates CRDs and their resources together.
 func fixCRDWait(x *explainer) (*fixPlan, error) {
-	n := x.em.Node
+	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that used the custom resource was not located")
 	}
@@ -182,7 +212,7 @@ func fixCRDWait(x *explainer) (*fixPlan, error) {
 
 // fixWaitForCreate polls until the objects a kubectl wait names exist.
 func fixWaitForCreate(x *explainer) (*fixPlan, error) {
-	n := x.em.Node
+	n := x.fixTarget()
 	if n == nil || subcommand(n) != "wait" {
 		return nil, noFix("the failing command is not a kubectl wait")
 	}
@@ -271,7 +301,7 @@ func serviceHealth(x *explainer, s *harness.Service) (*fixPlan, error) {
 
 // fixCleanupFirst removes leftovers before creating them again.
 func fixCleanupFirst(x *explainer) (*fixPlan, error) {
-	n := x.em.Node
+	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that found leftover state was not located")
 	}

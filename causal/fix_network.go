@@ -61,7 +61,7 @@ func idempotent(n *harness.Node) bool {
 // fixNetworkRetry makes a network fetch survive a dropped connection: the
 // tool's own retry setting when it has one, else a bounded retry loop.
 func fixNetworkRetry(x *explainer) (*fixPlan, error) {
-	n := x.em.Node
+	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that failed was not located in the harness")
 	}
@@ -136,7 +136,7 @@ func programWord(n *harness.Node) string {
 
 // fixRetryEmitter wraps the emitter's statement in a bounded retry loop.
 func fixRetryEmitter(x *explainer) (*fixPlan, error) {
-	n := x.em.Node
+	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that failed was not located in the harness")
 	}
@@ -170,7 +170,7 @@ func fixRetryEmitter(x *explainer) (*fixPlan, error) {
 
 // fixAptRetries adds Acquire::Retries to the apt commands of the emitter's unit.
 func fixAptRetries(x *explainer) (*fixPlan, error) {
-	n := x.em.Node
+	n := x.fixTarget()
 	if n == nil || (n.Tool() != "apt-get" && n.Tool() != "apt") {
 		return fixNetworkRetry(x)
 	}

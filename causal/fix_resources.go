@@ -38,7 +38,7 @@ func parallelNote(n *harness.Node) string {
 
 // fixCapParallelism caps the emitter's parallelism or heap.
 func fixCapParallelism(x *explainer) (*fixPlan, error) {
-	n := x.em.Node
+	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that ran out of memory was not located")
 	}
@@ -208,7 +208,7 @@ func stepSpan(s *harness.Step) patch.StepSpan {
 
 // fixInotify raises the inotify limits before the emitter.
 func fixInotify(x *explainer) (*fixPlan, error) {
-	n := x.em.Node
+	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that hit the limit was not located")
 	}
@@ -256,7 +256,7 @@ func publishedPort(n *harness.Node) string {
 // fixFreePort removes a leftover container before a fixed-port run, or
 // serialises test packages that share a port.
 func fixFreePort(x *explainer) (*fixPlan, error) {
-	n := x.em.Node
+	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that could not bind its port was not located")
 	}

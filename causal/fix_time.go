@@ -59,7 +59,7 @@ func raised(v string) string {
 
 // fixRaiseTimeout gives a wait a realistic bound.
 func fixRaiseTimeout(x *explainer) (*fixPlan, error) {
-	n := x.em.Node
+	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that timed out was not located")
 	}
@@ -154,7 +154,7 @@ func fixTestRerun(x *explainer) (*fixPlan, error) {
 	if x.in.Verdict.Kind != history.Flaky && x.in.Verdict.Kind != history.New {
 		return nil, noFix("the test fails consistently, so a rerun would only hide it")
 	}
-	n := x.em.Node
+	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the test command was not located")
 	}

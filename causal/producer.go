@@ -2,6 +2,7 @@ package causal
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/polylane/polylane/causal/harness"
 )
@@ -21,6 +22,22 @@ func (x *explainer) resolveProducer() {
 	case roleEmitter:
 		x.producer = x.em.Node
 	}
+	x.producer = liftOutOfPackage(x.producer)
+}
+
+// liftOutOfPackage returns, for a command inside a package.json script, the
+// harness command that runs that script: package.json is part of the
+// product, and the CI-side call is where the harness decides how it runs.
+func liftOutOfPackage(n *harness.Node) *harness.Node {
+	if n == nil || n.Nearest(harness.NodePackage) == nil {
+		return n
+	}
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Kind == harness.NodeCommand && p.Nearest(harness.NodePackage) == nil {
+			return p
+		}
+	}
+	return n
 }
 
 // producerOf returns the chain's producer entry.
@@ -42,6 +59,9 @@ func (x *explainer) producerOf() Producer {
 		}
 		return p
 	}
+	if s := x.serviceInCause(); s != nil && x.step == nil {
+		return Producer{File: x.wf.Path, Line: s.Line, Symbol: "services." + s.Name}
+	}
 	if x.step != nil && x.wf != nil {
 		line := x.step.Line
 		if x.step.RunKeyLine > 0 {
@@ -50,6 +70,29 @@ func (x *explainer) producerOf() Producer {
 		return Producer{File: x.wf.Path, Line: line, Symbol: x.step.DisplayName()}
 	}
 	return Producer{}
+}
+
+// serviceInCause returns the job's service container whose image the
+// failure texts name (or the only service), for failures outside any step.
+func (x *explainer) serviceInCause() *harness.Service {
+	if x.job == nil || len(x.job.Services) == 0 {
+		return nil
+	}
+	for _, s := range x.job.Services {
+		img := s.Image.Text
+		if img == "" {
+			continue
+		}
+		for _, t := range x.texts {
+			if strings.Contains(t.Line.Text, img) {
+				return s
+			}
+		}
+	}
+	if len(x.job.Services) == 1 {
+		return x.job.Services[0]
+	}
+	return nil
 }
 
 // describe names a command for sentences: "`kubectl apply` in
@@ -88,10 +131,37 @@ func commandName(n *harness.Node) string {
 	if tool == "" {
 		return firstLineOf(n.Text)
 	}
-	if sc := subcommand(n); sc != "" && len(sc) < 30 && !containsAny(sc, "{}$/=") {
-		return tool + " " + sc
+	sc := subcommand(n)
+	if sc == "" || len(sc) >= 30 || containsAny(sc, "{}$/=") {
+		return tool
 	}
-	return tool
+	if nestedGroups[sc] {
+		if next := argAfter(n, sc); next != "" && len(next) < 30 && !containsAny(next, "{}$/=.") {
+			return tool + " " + sc + " " + next
+		}
+	}
+	return tool + " " + sc
+}
+
+// nestedGroups are subcommands that take a subcommand of their own.
+var nestedGroups = map[string]bool{"mod": true, "repo": true, "rollout": true, "compose": true, "config": true,
+	"dependency": true, "buildx": true, "cluster": true, "image": true, "container": true, "secret": true, "run": true}
+
+// argAfter returns the first non-flag argument after word.
+func argAfter(n *harness.Node, word string) string {
+	args := n.EffectiveArgs()
+	for i, a := range args {
+		if a != word {
+			continue
+		}
+		for _, b := range args[i+1:] {
+			if !strings.HasPrefix(b, "-") {
+				return b
+			}
+		}
+		return ""
+	}
+	return ""
 }
 
 func containsAny(s, chars string) bool {

@@ -42,7 +42,7 @@ func (x *explainer) placeholderValue(name string) string {
 		}
 		return "the server"
 	case "cause_short":
-		return strings.Trim(quoteShort(x.matched.Line.Text, ""), "'")
+		return strings.Trim(quoteShort(x.matched.Line.Text, x.matchedPart()), "'")
 	case "cause_cite":
 		return cite(append(append([]string{}, x.ids["cause"]...), x.ids["emitter"]...)...)
 	case "retry_note":
@@ -76,6 +76,19 @@ func (x *explainer) placeholderValue(name string) string {
 			return v
 		}
 		return "its default timeout"
+	}
+	return ""
+}
+
+// matchedPart returns the part of the matched line the rule's pattern hit.
+func (x *explainer) matchedPart() string {
+	if x.rule == nil {
+		return ""
+	}
+	for _, re := range x.rule.Cause {
+		if m := re.FindString(x.matched.Line.Text); m != "" {
+			return m
+		}
 	}
 	return ""
 }

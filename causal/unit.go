@@ -83,7 +83,9 @@ func (x *explainer) failedUnit() FailedUnit {
 		}
 		return FailedUnit{Summary: "the failing command could not be located in the harness, so its retries are unknown"}
 	}
-	var retried, bare []string
+	var retried []string
+	var bareUnits []string
+	bareCmds := map[string][]string{}
 	seenLoop := map[*harness.Loop]bool{}
 	for _, n := range x.neighbours() {
 		label := unitLabel(n)
@@ -100,7 +102,14 @@ func (x *explainer) failedUnit() FailedUnit {
 			retried = append(retried, fmt.Sprintf("`%s` in %s retries through %s", commandName(n), label, r))
 			continue
 		}
-		bare = append(bare, fmt.Sprintf("`%s` in %s", commandName(n), label))
+		if _, ok := bareCmds[label]; !ok {
+			bareUnits = append(bareUnits, label)
+		}
+		bareCmds[label] = appendOnce(bareCmds[label], "`"+commandName(n)+"`")
+	}
+	var bare []string
+	for _, u := range bareUnits {
+		bare = append(bare, strings.Join(dedupe(bareCmds[u], 3), " and ")+" in "+u)
 	}
 	fu := FailedUnit{Retried: x.retryOf(x.em.Node) != ""}
 	var parts []string
@@ -119,6 +128,15 @@ func (x *explainer) failedUnit() FailedUnit {
 		fu.Summary = describe(x.em.Node) + " has no retry"
 	}
 	return fu
+}
+
+func appendOnce(list []string, s string) []string {
+	for _, x := range list {
+		if x == s {
+			return list
+		}
+	}
+	return append(list, s)
 }
 
 func dedupe(in []string, max int) []string {

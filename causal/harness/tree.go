@@ -152,10 +152,22 @@ func unwrapArgs(args []string) []string {
 				args = args[1:]
 			}
 		default:
+			if isPython(args[0]) && len(args) > 2 && args[1] == "-m" {
+				args = args[2:]
+				continue
+			}
 			return args
 		}
 	}
 	return args
+}
+
+// isPython reports whether a program name is a Python interpreter.
+func isPython(name string) bool {
+	if i := strings.LastIndexByte(name, '/'); i >= 0 {
+		name = name[i+1:]
+	}
+	return name == "python" || strings.HasPrefix(name, "python3")
 }
 
 func skipFlags(args []string) []string {

@@ -225,8 +225,9 @@ func lastLine(n *yaml.Node) int {
 
 // FindStep locates the step a failure names. It matches by display name
 // first (exact, then case-insensitive, then a prefix match for names GitHub
-// truncates), and falls back to the jobs API step number: number 1 is "Set up
-// job", so number N is the (N-2)th step when no name matched.
+// truncates). Without a name it falls back to the jobs API step number:
+// number 1 is "Set up job", so number N is the (N-2)th step. A name that
+// matches no step is a step the runner adds (containers, post steps).
 func (w *Workflow) FindStep(jobName, stepName string, number int) (*Job, *Step, error) {
 	jobs := w.candidateJobs(jobName)
 	for _, match := range []func(string, string) bool{
@@ -242,10 +243,20 @@ func (w *Workflow) FindStep(jobName, stepName string, number int) (*Job, *Step, 
 			}
 		}
 	}
-	if number >= 2 && len(jobs) == 1 && number-2 < len(jobs[0].Steps) {
+	if stepName == "" && number >= 2 && len(jobs) == 1 && number-2 < len(jobs[0].Steps) {
 		return jobs[0], jobs[0].Steps[number-2], nil
 	}
 	return nil, nil, fmt.Errorf("no step %q (number %d) in job %q of %s", stepName, number, jobName, w.Path)
+}
+
+// FindJob returns the job a jobs-API job name refers to, or nil when the
+// name does not single one out.
+func (w *Workflow) FindJob(jobName string) *Job {
+	jobs := w.candidateJobs(jobName)
+	if len(jobs) == 1 {
+		return jobs[0]
+	}
+	return nil
 }
 
 // candidateJobs returns the jobs a jobs-API job name can refer to: a job whose

@@ -251,14 +251,7 @@ func AddArgs(content []byte, line, endLine int, after string, args []string) ([]
 	if line < 1 || endLine < line || endLine > len(ls) {
 		return nil, fmt.Errorf("%w: lines %d-%d out of range", ErrShape, line, endLine)
 	}
-	span := strings.Join(ls[line-1:endLine], "\n")
-	var missing []string
-	for _, a := range args {
-		name := strings.SplitN(a, "=", 2)[0]
-		if !strings.Contains(span, name) {
-			missing = append(missing, a)
-		}
-	}
+	missing := missingArgs(ls[line-1:endLine], args)
 	if len(missing) == 0 {
 		return nil, fmt.Errorf("%w: arguments already present", ErrShape)
 	}
@@ -270,6 +263,38 @@ func AddArgs(content []byte, line, endLine int, after string, args []string) ([]
 		}
 	}
 	return nil, fmt.Errorf("%w: %q not found on lines %d-%d", ErrShape, after, line, endLine)
+}
+
+// missingArgs returns the arguments whose flag is not already on the lines:
+// a flag is present when its name appears as a whole word (or name=...); the
+// values that follow a present flag are dropped with it.
+func missingArgs(span []string, args []string) []string {
+	var out []string
+	skip := false
+	for _, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			if !skip {
+				out = append(out, a)
+			}
+			continue
+		}
+		name := strings.SplitN(a, "=", 2)[0]
+		skip = false
+		for _, l := range span {
+			if wordAt(l, name, 0) >= 0 || strings.Contains(l, name+"=") {
+				skip = true
+				break
+			}
+		}
+		if name == "-o" || name == "--" {
+			// generic flags: compare the whole argument list instead.
+			skip = strings.Contains(strings.Join(span, " "), strings.Join(args, " "))
+		}
+		if !skip {
+			out = append(out, a)
+		}
+	}
+	return out
 }
 
 // ReplaceWord replaces the first whole-word occurrence of old with repl in
