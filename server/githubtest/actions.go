@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"net/http"
 	"path"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -53,9 +54,14 @@ func (s *Server) handleListWorkflows(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	repo := repoOf(r)
-	var list []map[string]any
-	for _, wf := range repo.workflows {
-		list = append(list, s.workflowJSON(repo, wf))
+	ids := make([]int64, 0, len(repo.workflows))
+	for id := range repo.workflows {
+		ids = append(ids, id)
+	}
+	sort.Slice(ids, func(i, j int) bool { return ids[i] < ids[j] })
+	list := []map[string]any{}
+	for _, id := range ids {
+		list = append(list, s.workflowJSON(repo, repo.workflows[id]))
 	}
 	writeJSON(w, http.StatusOK, map[string]any{"total_count": len(list), "workflows": list})
 }

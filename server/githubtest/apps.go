@@ -1,8 +1,10 @@
 package githubtest
 
 import (
+	"bytes"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"sort"
 	"strconv"
@@ -85,9 +87,8 @@ func (s *Server) installationJSON(inst *installation) map[string]any {
 // appJSON renders the app. Callers hold s.mu.
 func (s *Server) appJSON() map[string]any {
 	owner := account{Login: "polylane-dev", ID: 1, Type: "Organization"}
-	for _, inst := range s.installations {
-		owner = account{Login: inst.Account.Login, ID: inst.Account.ID, Type: inst.Account.Type}
-		break
+	if all := s.sortedInstallations(nil); len(all) > 0 {
+		owner = account{Login: all[0].Account.Login, ID: all[0].Account.ID, Type: all[0].Account.Type}
 	}
 	return map[string]any{
 		"id": s.app.ID, "slug": s.app.Slug, "node_id": nodeID("MDM6QXBw", s.app.ID), "client_id": s.opts.ClientID,
@@ -162,7 +163,9 @@ func (s *Server) handleAccessToken(w http.ResponseWriter, r *http.Request) {
 		RepositoryIDs []int64           `json:"repository_ids"`
 		Permissions   map[string]string `json:"permissions"`
 	}
-	if r.ContentLength != 0 && !decodeBody(w, r, &req) {
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, 1<<20))
+	if err != nil || (len(bytes.TrimSpace(body)) > 0 && json.Unmarshal(body, &req) != nil) {
+		writeError(w, http.StatusBadRequest, "Problems parsing JSON")
 		return
 	}
 	s.mu.Lock()
@@ -183,7 +186,7 @@ func (s *Server) handleAccessToken(w http.ResponseWriter, r *http.Request) {
 	if len(req.Permissions) > 0 {
 		perms = req.Permissions
 	}
-	body := map[string]any{
+	out := map[string]any{
 		"token": s.issueToken("ghs_", t), "expires_at": ts(t.expires),
 		"permissions": perms, "repository_selection": "selected",
 	}
@@ -194,9 +197,9 @@ func (s *Server) handleAccessToken(w http.ResponseWriter, r *http.Request) {
 				list = append(list, s.repoJSON(s.repos[k]))
 			}
 		}
-		body["repositories"] = list
+		out["repositories"] = list
 	}
-	writeJSON(w, http.StatusCreated, body)
+	writeJSON(w, http.StatusCreated, out)
 }
 
 // narrowRepos maps requested repository names and ids to keys of the

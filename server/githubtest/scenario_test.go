@@ -23,7 +23,7 @@ type karmadaFacts struct {
 	Runs        int
 }
 
-func readFacts(t *testing.T, dir string) karmadaFacts {
+func readFacts(t testing.TB, dir string) karmadaFacts {
 	t.Helper()
 	var sc scenarioFile
 	if _, err := readJSON(filepath.Join(dir, "scenario.json"), &sc); err != nil {
