@@ -57,12 +57,12 @@ func heredocMarker(args string) (string, bool) {
 	if i < 0 {
 		return "", false
 	}
-	m := strings.TrimLeft(args[i+2:], "-~")
-	m = strings.Trim(strings.Fields(m + " ")[0], `"'`)
-	if m == "" {
+	f := strings.Fields(strings.TrimLeft(args[i+2:], "-~"))
+	if len(f) == 0 {
 		return "", false
 	}
-	return m, true
+	m := strings.Trim(f[0], `"'`)
+	return m, m != ""
 }
 
 // checkDockerfile validates a Dockerfile: the patched file keeps its stages
