@@ -104,6 +104,16 @@ func testRunHistoryPagination(t *testing.T, s store.Store) {
 		})
 	}
 
+	testRunFilters(t, s, repo.ID)
+	if _, err := store.ParseRunCursor("not a cursor"); err == nil {
+		t.Error("ParseRunCursor accepted garbage")
+	}
+}
+
+// testRunFilters checks the filters of ListRuns on the runs that
+// testRunHistoryPagination stored.
+func testRunFilters(t *testing.T, s store.Store, repo int64) {
+	ctx := ctxFor(t)
 	tests := []struct {
 		name  string
 		query store.RunQuery
@@ -111,8 +121,8 @@ func testRunHistoryPagination(t *testing.T, s store.Store) {
 	}{
 		{"all repositories", store.RunQuery{Limit: 500}, 23 + 6},
 		{"other repository", store.RunQuery{RepositoryID: 202}, 6},
-		{"workflow", store.RunQuery{RepositoryID: repo.ID, WorkflowID: 7, Limit: 100}, 23},
-		{"unknown workflow", store.RunQuery{RepositoryID: repo.ID, WorkflowID: 8}, 0},
+		{"workflow", store.RunQuery{RepositoryID: repo, WorkflowID: 7, Limit: 100}, 23},
+		{"unknown workflow", store.RunQuery{RepositoryID: repo, WorkflowID: 8}, 0},
 		{"branch", store.RunQuery{Branch: "main", Limit: 100}, 29},
 		{"conclusion", store.RunQuery{Conclusion: "success"}, 0},
 	}
@@ -122,9 +132,6 @@ func testRunHistoryPagination(t *testing.T, s store.Store) {
 		if len(page.Runs) != tc.want {
 			t.Errorf("%s: %d runs, want %d", tc.name, len(page.Runs), tc.want)
 		}
-	}
-	if _, err := store.ParseRunCursor("not a cursor"); err == nil {
-		t.Error("ParseRunCursor accepted garbage")
 	}
 }
 
