@@ -48,6 +48,7 @@ type simulateFlags struct {
 	keyOut    string
 	secret    string
 	hookURL   string
+	allHeads  bool
 }
 
 func parseSimulateFlags(inv *invocation) (*simulateFlags, int) {
@@ -60,6 +61,7 @@ func parseSimulateFlags(inv *invocation) (*simulateFlags, int) {
 	fs.StringVar(&f.keyOut, "private-key-out", "", "write the app's private key to this `file` (mode 0600); default: a new temporary directory")
 	fs.StringVar(&f.secret, "webhook-secret", "", "webhook `secret` deliveries are signed with; default: random")
 	fs.StringVar(&f.hookURL, "webhook-url", "", "the app's webhook `URL` (where deliveries go)")
+	fs.BoolVar(&f.allHeads, "tree-at-run-heads", false, "serve each scenario's repo/ at every run's head commit, so any run can be a trigger")
 	usage := func(w io.Writer) {
 		fmt.Fprint(w, simulateUsage)
 		fs.SetOutput(w)
@@ -95,7 +97,7 @@ func runSimulate(ctx context.Context, inv *invocation) int {
 		return code
 	}
 	sim, err := githubtest.New(githubtest.Options{Scenarios: f.scenarios, Addr: f.addr, AppID: f.appID,
-		WebhookSecret: f.secret, WebhookURL: f.hookURL})
+		WebhookSecret: f.secret, WebhookURL: f.hookURL, TreeAtRunHeads: f.allHeads})
 	if err != nil {
 		fmt.Fprintf(inv.stderr, "polylane simulate: %v\n", err)
 		return exitUsage

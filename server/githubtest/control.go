@@ -293,3 +293,24 @@ func (s *Server) AddRunAttempt(repo string, runID int64, conclusion string) (int
 	})
 	return attempt, err
 }
+
+// AddCommitAlias makes sha a commit with the same tree as ref, so that a
+// run whose head the scenario has no tree for can be diagnosed. The commit
+// takes its message and author from the run that names sha, if any.
+func (s *Server) AddCommitAlias(repo, sha, ref string) error {
+	return s.withRepo(repo, func(r *repoState) error {
+		from, ok := resolveCommit(r, ref)
+		if !ok {
+			return fmt.Errorf("ref %q of %s is not known", ref, repo)
+		}
+		c := &commitObj{SHA: sha, Tree: r.git.commits[from].Tree, Message: "commit " + sha}
+		for _, ru := range r.runs {
+			if ru.fields.HeadSHA == sha {
+				c = commitFromRun(ru.fields, c.Tree)
+				break
+			}
+		}
+		r.git.putCommit(c)
+		return nil
+	})
+}

@@ -108,3 +108,27 @@ func TestCommitAuthorAndJSONTokenExchange(t *testing.T) {
 		t.Errorf("form-encoded error = %q", buf.String())
 	}
 }
+
+func TestTreeAtRunHeads(t *testing.T) {
+	prHead := "0000000000000000000000000000000000abe32b" // head of run 9003 (PR #12)
+	for _, on := range []bool{false, true} {
+		s := startTiny(t, Options{TreeAtRunHeads: on})
+		_, err := s.FileAt(tinyRepo, prHead, "Taskfile.yaml")
+		if (err == nil) != on {
+			t.Errorf("TreeAtRunHeads=%v: Taskfile at the PR head: %v", on, err)
+		}
+		if _, ok := s.Refs(tinyRepo)["refs/heads/feat/retry"]; ok != on {
+			t.Errorf("TreeAtRunHeads=%v: PR branch ref present = %v", on, ok)
+		}
+		if !on {
+			if err := s.AddCommitAlias(tinyRepo, prHead, "main"); err != nil {
+				t.Fatal(err)
+			}
+			c := installClient(t, s)
+			commit, _, err := c.Git.GetCommit(ctx(t), tinyOwner, tinyName, prHead)
+			if err != nil || !strings.HasPrefix(commit.GetMessage(), "change 103") {
+				t.Errorf("aliased commit: %v %+v", err, commit)
+			}
+		}
+	}
+}

@@ -79,7 +79,26 @@ func (s *Server) loadScenario(dir string) error {
 		return err
 	}
 	s.pullsFromRuns(repo)
+	if s.opts.TreeAtRunHeads {
+		treeAtRunHeads(repo, repo.git.commits[repo.runByID[sc.TriggerRunID].fields.HeadSHA].Tree)
+	}
 	return nil
+}
+
+// treeAtRunHeads gives every run's head SHA a commit with the tree, and
+// every pull request a head branch. Callers hold s.mu.
+func treeAtRunHeads(repo *repoState, tree string) {
+	for _, ru := range repo.runs {
+		if sha := ru.fields.HeadSHA; sha != "" && repo.git.commits[sha] == nil {
+			repo.git.putCommit(commitFromRun(ru.fields, tree))
+		}
+	}
+	for _, p := range repo.pulls {
+		ref := "refs/heads/" + p.HeadRef
+		if _, ok := repo.refs[ref]; !ok && p.HeadRef != "" && repo.git.commits[p.HeadSHA] != nil {
+			repo.refs[ref] = p.HeadSHA
+		}
+	}
 }
 
 // readJSON reads a JSON file into v and also returns its raw top-level

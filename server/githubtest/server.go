@@ -48,6 +48,12 @@ type Options struct {
 	// HangLimit bounds how long a timeout fault holds a request when the
 	// client never gives up; default 2 minutes.
 	HangLimit time.Duration
+	// TreeAtRunHeads serves a scenario's repo/ tree at the head commit of
+	// every run, not only the trigger's and the default branch's, and points
+	// each scenario pull request's head branch at its newest head, so that
+	// any run of the scenario can act as a trigger (its harness files
+	// resolve). Scenarios hold one tree, so older commits show today's files.
+	TreeAtRunHeads bool
 	// RerunCreatesAttempt makes POST …/rerun and …/rerun-failed-jobs add a
 	// new queued attempt to the run (as GitHub does) instead of only
 	// recording the write.
