@@ -35,6 +35,17 @@ type Diagnosis struct {
 	// UnknownRuns lists failed runs of the window whose jobs or log could not
 	// be read, newest first.
 	UnknownRuns []int64 `json:"unknown_runs,omitempty"`
+	// Lint is the repository's declared lint command, when one was found.
+	Lint *Lint `json:"lint,omitempty"`
+}
+
+// Lint is the lint command a repository declares (a make or task target, a
+// workflow step) and the file and 1-based line that declare it. Polylane
+// reports it; it does not run it.
+type Lint struct {
+	Command string `json:"command"`
+	File    string `json:"file"`
+	Line    int    `json:"line"`
 }
 
 // RunInfo describes the run being diagnosed.
