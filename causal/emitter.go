@@ -25,8 +25,9 @@ type emission struct {
 // trace of echoes before it and the programs the cause line names.
 func locateEmitter(t *tracer, hits []hit, causeN int, cause string) emission {
 	var e emission
-	tools := toolsFor(cause)
+	tools := append(leadingTools(cause), toolsFor(cause)...)
 	hosts := hostsIn(cause)
+	verbs := verbsFor(cause)
 	for i := range hits {
 		h := &hits[i]
 		switch {
@@ -45,12 +46,12 @@ func locateEmitter(t *tracer, hits []hit, causeN int, cause string) emission {
 		scope = t.after(e.Anchor.Node)
 		e.How = "the log echoes the harness code that was running"
 	}
-	if best, cands := choose(scope, tools, hosts, e.Anchor != nil || e.MakeErr != nil); best != nil {
+	if best, cands := choose(scope, tools, hosts, verbs, e.Anchor != nil || e.MakeErr != nil); best != nil {
 		e.Node, e.Candidates = best, cands
 		e.Ambiguous = len(cands) > 1
 		return e
 	}
-	best, cands := choose(commandNodes(t.flat), tools, hosts, false)
+	best, cands := choose(commandNodes(t.flat), tools, hosts, verbs, false)
 	e.Node, e.Candidates = best, cands
 	e.Ambiguous = len(cands) > 1
 	e.How = "the cause line names the program"
@@ -109,7 +110,7 @@ func commandNodes(flat []*harness.Node) []*harness.Node {
 // choose scores the commands of a scope against the programs the cause line
 // names. With ordered set, the first best command wins (a failing command
 // stops the unit); otherwise ties are reported as candidates.
-func choose(scope []*harness.Node, tools, hosts []string, ordered bool) (*harness.Node, []*harness.Node) {
+func choose(scope []*harness.Node, tools, hosts []string, verbs map[string]bool, ordered bool) (*harness.Node, []*harness.Node) {
 	var best *harness.Node
 	var cands []*harness.Node
 	bestScore := 0
@@ -117,6 +118,9 @@ func choose(scope []*harness.Node, tools, hosts []string, ordered bool) (*harnes
 		s := emitterScore(n, tools)
 		if s <= 0 {
 			continue
+		}
+		if verbs != nil && verbs[subcommand(n)] {
+			s += 6
 		}
 		for _, h := range hosts {
 			if strings.Contains(n.Text, h) {
@@ -154,6 +158,46 @@ func hostsIn(cause string) []string {
 		out = append(out, "api.github.com")
 	}
 	return out
+}
+
+var leadingTool = regexp.MustCompile(`(?m)^([a-z][a-z0-9._-]{1,30}):\s`)
+
+// leadingTools returns the programs that prefix cause lines with their name
+// ("psql: error: ...", "curl: (56) ...").
+func leadingTools(cause string) []string {
+	var out []string
+	for _, m := range leadingTool.FindAllStringSubmatch(cause, 4) {
+		switch m[1] {
+		case "error", "fatal", "warning", "info", "debug", "note", "hint", "caused by", "task", "make", "http", "https":
+			continue
+		}
+		out = append(out, m[1])
+	}
+	return out
+}
+
+// verbHint maps a cause pattern to the subcommands that print it.
+type verbHint struct {
+	re    *regexp.Regexp
+	verbs map[string]bool
+}
+
+var verbHints = []verbHint{
+	{regexp.MustCompile(`no matching resources found|timed out waiting for the condition on|condition met`), map[string]bool{"wait": true}},
+	{regexp.MustCompile(`error when retrieving current configuration|error when creating|error when applying|error validating|resource mapping not found|no matches for kind`), map[string]bool{"apply": true, "create": true, "replace": true}},
+	{regexp.MustCompile(`(INSTALLATION|UPGRADE) FAILED|cannot re-use a name`), map[string]bool{"install": true, "upgrade": true}},
+	{regexp.MustCompile(`failed to create cluster`), map[string]bool{"create": true}},
+	{regexp.MustCompile(`pull rate limit|toomanyrequests|manifest unknown|pull access denied`), map[string]bool{"pull": true, "run": true, "build": true, "create": true}},
+}
+
+// verbsFor returns the subcommands a cause text points to, nil for none.
+func verbsFor(cause string) map[string]bool {
+	for _, h := range verbHints {
+		if h.re.MatchString(cause) {
+			return h.verbs
+		}
+	}
+	return nil
 }
 
 // strongNet are words that mark a command that downloads.

@@ -191,6 +191,9 @@ func (x *explainer) trace() {
 		}
 	}
 	x.em = locateEmitter(x.tr, x.hits, x.cause.N, x.causeContext())
+	if x.endpoint == "" && x.em.Node != nil {
+		x.endpoint, x.local = endpointOf(x.em.Node.ExpandVars(x.em.Node.Text))
+	}
 }
 
 // causeContext is the text the emitter search reads: the cause line plus

@@ -41,11 +41,11 @@ func (x *explainer) changedWorkloads() []workload {
 			continue
 		}
 		seen[e.Object] = true
-		cmd := x.commandBefore(e.Line.N, isChange)
+		cmd := x.commandFor(e, isChange)
 		switch e.Kind {
 		case evWorkloadChanged:
 			if d, ok := deletedOf[e.Name]; ok && e.Resource == "statefulset" {
-				pods = append(pods, workload{Resource: "pod", Name: d.Name, Cmd: x.commandBefore(d.Line.N, isChange)})
+				pods = append(pods, workload{Resource: "pod", Name: d.Name, Cmd: x.commandFor(d, isChange)})
 				continue
 			}
 			out = append(out, workload{Resource: e.Resource, Name: e.Name, Cmd: cmd})

@@ -108,11 +108,7 @@ func fixRaiseJobTimeout(x *explainer) (*fixPlan, error) {
 	if x.wf == nil || x.job == nil {
 		return nil, noFix("the failing job was not located")
 	}
-	v := x.job.TimeoutMinutes
-	what := "job " + x.job.ID
-	if x.step != nil && x.step.TimeoutMinutes.Int() > 0 {
-		v, what = x.step.TimeoutMinutes, fmt.Sprintf("step %q", x.step.DisplayName())
-	}
+	v, what := x.timeLimit()
 	limit := v.Int()
 	if limit <= 0 {
 		return nil, noFix("no explicit time limit is set, so the run hit GitHub's default; a hang needs diagnosis, not a longer limit")
@@ -135,6 +131,18 @@ func fixRaiseJobTimeout(x *explainer) (*fixPlan, error) {
 	rationale := fmt.Sprintf("The %s ran into its %d-minute limit%s. The patch raises the limit to %d minutes; it stays bounded, so a real hang still ends the run.",
 		what, limit, cite(x.ids["cause"]...), next)
 	return &fixPlan{Title: fmt.Sprintf("Raise the time limit of the %s", what), Rationale: rationale, Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}}, nil
+}
+
+// timeLimit returns the explicit time limit that applies to the failing
+// step (its own, else its job's) and names its owner.
+func (x *explainer) timeLimit() (harness.Value, string) {
+	if x.step != nil && x.step.TimeoutMinutes.Int() > 0 {
+		return x.step.TimeoutMinutes, fmt.Sprintf("step %q", x.step.DisplayName())
+	}
+	if x.job != nil && x.job.TimeoutMinutes.Int() > 0 {
+		return x.job.TimeoutMinutes, "job " + x.job.ID
+	}
+	return harness.Value{}, ""
 }
 
 // ranToLimit reports whether the job ran at least limit minutes (less one),

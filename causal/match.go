@@ -30,6 +30,8 @@ var endpointPatterns = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)(?:connect to|to the server|ECONNREFUSED|ECONNRESET|connecting to|host) \[?([\w.-]+?)\]?:(\d+)`),
 	regexp.MustCompile(`host='([^']+)'`),
 	regexp.MustCompile(`(?i)(?:lookup|resolve host:?|resolving) '?([\w.-]+\.[a-z]{2,})`),
+	regexp.MustCompile(`\((\d+\.\d+\.\d+\.\d+)\), port (\d+)`),
+	regexp.MustCompile(`\b(localhost|127\.0\.0\.1|0\.0\.0\.0)(?::(\d+))?\b`),
 }
 
 // findEndpoint returns the remote end the failure texts name and whether it
@@ -48,6 +50,20 @@ func (x *explainer) findEndpoint() (string, bool) {
 				ep = net.JoinHostPort(host, m[2])
 			}
 			return ep, isLocalHost(hostOnly(host))
+		}
+	}
+	return "", false
+}
+
+// endpointOf reads the endpoint a command addresses from its text.
+func endpointOf(text string) (string, bool) {
+	for _, re := range endpointPatterns[1:3] {
+		if m := re.FindStringSubmatch(text); m != nil && !strings.ContainsAny(m[1], "{}$") {
+			ep := m[1]
+			if len(m) > 2 && m[2] != "" {
+				ep = net.JoinHostPort(m[1], m[2])
+			}
+			return ep, isLocalHost(hostOnly(m[1]))
 		}
 	}
 	return "", false

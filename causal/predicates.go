@@ -36,6 +36,9 @@ func (x *explainer) gateAfterChange() (finding, bool) {
 	}
 	gate := x.commandBefore(gateEv.Line.N, isGate)
 	if gate == nil {
+		gate = x.treeBefore(isGate, "")
+	}
+	if gate == nil {
 		return finding{}, false
 	}
 	f := finding{Gate: gate, ChangeEvents: changes}
@@ -112,13 +115,55 @@ func (x *explainer) commandBefore(n int, ok func(*harness.Node) bool) *harness.N
 	return nil
 }
 
+// commandFor returns the harness command that printed an event line: from
+// the log's echoes, else the command before the emitter that names the
+// event's object.
+func (x *explainer) commandFor(e event, ok func(*harness.Node) bool) *harness.Node {
+	if c := x.commandBefore(e.Line.N, ok); c != nil {
+		return c
+	}
+	if e.Name == "" {
+		return nil
+	}
+	return x.treeBefore(ok, e.Name)
+}
+
+// treeBefore returns the last command before the emitter, in execution
+// order, that satisfies ok and (when name is set) names it as a word.
+func (x *explainer) treeBefore(ok func(*harness.Node) bool, name string) *harness.Node {
+	if x.tr == nil || x.em.Node == nil {
+		return nil
+	}
+	for i := x.tr.index[x.em.Node] - 1; i >= 0; i-- {
+		n := x.tr.flat[i]
+		if n.Kind != harness.NodeCommand || !ok(n) {
+			continue
+		}
+		if name == "" || namesWord(n, name) {
+			return n
+		}
+	}
+	return nil
+}
+
+// namesWord reports whether a command's arguments name an object, alone or
+// as kind/name.
+func namesWord(n *harness.Node, name string) bool {
+	for _, a := range n.EffectiveArgs() {
+		if a == name || strings.HasSuffix(a, "/"+name) {
+			return true
+		}
+	}
+	return false
+}
+
 // changeCommands maps change events to the harness commands that caused
 // them, in order, without duplicates.
 func (x *explainer) changeCommands(evs []event) []*harness.Node {
 	var out []*harness.Node
 	seen := map[*harness.Node]bool{}
 	for _, e := range evs {
-		c := x.commandBefore(e.Line.N, isChange)
+		c := x.commandFor(e, isChange)
 		if c != nil && !seen[c] {
 			seen[c] = true
 			out = append(out, c)

@@ -19,7 +19,7 @@ func (x *explainer) resolveProducer() {
 		x.producer = x.find.Trigger
 	case roleInstall:
 		x.producer = x.find.Install
-	case roleEmitter:
+	case roleEmitter, roleLimit:
 		x.producer = x.em.Node
 	}
 	x.producer = liftOutOfPackage(x.producer)
@@ -44,6 +44,11 @@ func liftOutOfPackage(n *harness.Node) *harness.Node {
 func (x *explainer) producerOf() Producer {
 	if x.regression() {
 		return Producer{}
+	}
+	if x.rule != nil && x.rule.Producer == roleLimit {
+		if v, what := x.timeLimit(); v.Line > 0 {
+			return Producer{File: x.wf.Path, Line: v.Line, Symbol: what}
+		}
 	}
 	if x.rule != nil && x.rule.Producer == roleInstall && x.find.Service != nil {
 		s := x.find.Service
@@ -132,7 +137,7 @@ func commandName(n *harness.Node) string {
 		return firstLineOf(n.Text)
 	}
 	sc := subcommand(n)
-	if sc == "" || len(sc) >= 30 || containsAny(sc, "{}$/=") {
+	if sc == "" || len(sc) >= 30 || containsAny(sc, "{}$/=") || !withSubcommands[tool] {
 		return tool
 	}
 	if nestedGroups[sc] {
@@ -141,6 +146,18 @@ func commandName(n *harness.Node) string {
 		}
 	}
 	return tool + " " + sc
+}
+
+// withSubcommands are programs whose first argument is a subcommand.
+var withSubcommands = map[string]bool{
+	"kubectl": true, "oc": true, "karmadactl": true, "helm": true, "helmfile": true, "kustomize": true, "kind": true,
+	"k3d": true, "minikube": true, "docker": true, "podman": true, "docker-compose": true, "buildah": true,
+	"git": true, "gh": true, "go": true, "npm": true, "yarn": true, "pnpm": true, "bun": true, "npx": true,
+	"pip": true, "pip3": true, "poetry": true, "uv": true, "pipenv": true, "mvn": true, "mvnw": true, "gradle": true,
+	"gradlew": true, "cargo": true, "dotnet": true, "composer": true, "bundle": true, "gem": true, "terraform": true,
+	"tofu": true, "apt-get": true, "apt": true, "brew": true, "aws": true, "gcloud": true, "az": true, "task": true,
+	"make": true, "gmake": true, "skaffold": true, "tilt": true, "flux": true, "argocd": true, "vault": true,
+	"ginkgo": true, "playwright": true, "cypress": true, "clusterctl": true, "chainsaw": true, "kuttl": true,
 }
 
 // nestedGroups are subcommands that take a subcommand of their own.

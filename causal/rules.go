@@ -12,6 +12,7 @@ const (
 	roleInstall = "install" // the install or start nobody waited for
 	roleService = "service" // a workflow service container
 	roleStep    = "step"    // the workflow step itself
+	roleLimit   = "limit"   // the time limit the run reached
 	roleNone    = "none"    // no harness producer (a product regression)
 )
 
@@ -134,7 +135,7 @@ var rules = []rule{
 	{ID: "timeout/job-limit", Category: Timeout, Catalogue: 4, Wide: true,
 		Cause: res(`has exceeded the maximum execution time of \d+ minutes`, `The action '?.*'? has timed out after \d+ minutes`,
 			`The operation was canceled`, `panic: test timed out after`, `execution took longer than`),
-		Producer: roleEmitter, Fix: "raise-job-timeout",
+		Producer: roleLimit, Fix: "raise-job-timeout",
 		Summary: "The step ran into its time limit and was cancelled ('{cause_short}'{cause_cite}) while {emitter_desc} was running."},
 	{ID: "transient-network/apt", Category: TransientNetwork, Catalogue: 14,
 		Cause: res(`Hash Sum mismatch`, `Mirror sync in progress`, `E: Failed to fetch`, `Some index files failed to download`,
@@ -180,8 +181,8 @@ var rules = []rule{
 		Producer: roleEmitter, Fix: "test-rerun",
 		Summary: "A test failed in {emitter_desc} ('{cause_short}'{cause_cite}).{flaky_note}"},
 	{ID: "build-failure/compile", Category: BuildFailure, Catalogue: 0,
-		Cause: res(`^error(\[E\d+\])?: `, `\bundefined: `, `cannot find symbol`, `SyntaxError`, `error TS\d{4}:`, `compilation failed`,
-			`BUILD FAILURE`, `\.go:\d+:\d+: `, `make: \*\*\* .* Error`, `(?i)build failed`),
+		Cause: res(`^error\[E\d+\]: `, `:\d+:\d+: (fatal )?error: `, `\bundefined: `, `cannot find symbol`, `SyntaxError`, `error TS\d{4}:`,
+			`(?i)compilation failed`, `error CS\d{4}:`, `BUILD FAILURE`, `\.go:\d+:\d+: `, `(?i)build failed`),
 		Producer: roleEmitter, Fix: "",
 		Summary: "The build in {emitter_desc} failed ('{cause_short}'{cause_cite})."},
 }

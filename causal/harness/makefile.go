@@ -35,7 +35,10 @@ type RecipeLine struct {
 	Raw string
 	// Shell is the text make hands to the shell: prefixes (@, -, +) removed
 	// and variables expanded where known.
-	Shell     string
+	Shell string
+	// Source is the text with prefixes removed and $$ unescaped but make
+	// variable references kept as written, for positions and patches.
+	Source    string
 	Silent    bool
 	IgnoreErr bool
 }
@@ -176,6 +179,7 @@ func newRecipeLine(raw string, start, end int) *RecipeLine {
 		s = strings.TrimLeft(s[1:], " \t")
 	}
 	rl.Shell = s
+	rl.Source = strings.ReplaceAll(s, "$$", "$")
 	return rl
 }
 

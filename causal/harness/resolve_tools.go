@@ -246,7 +246,7 @@ func (rs *resolver) target(parent *Node, mf *Makefile, name, dir string, depth i
 		}
 		rn := rs.add(n, &Node{Kind: NodeRecipe, File: owner.Path, Line: rl.Line, EndLine: rl.EndLine,
 			Symbol: name, Text: rl.Shell, Recipe: rl, Makefile: owner, Dir: dir})
-		sh := ParseShell(owner.Path, rl.Line, rl.Shell)
+		sh := ParseRecipe(owner.Path, rl.Line, rl.Source)
 		rn.Script = sh
 		if sh.Err != nil {
 			rn.Note = sh.Err.Error()

@@ -120,6 +120,17 @@ func (c *Command) RetryLoop() *Loop {
 
 // ParseShell parses src, which starts at line startLine of file.
 func ParseShell(file string, startLine int, src string) *Script {
+	return parseShell(file, startLine, src, false)
+}
+
+// ParseRecipe parses a Makefile recipe line whose make variable references
+// ($(NAME), ${NAME}) are kept as written: they are words, not command
+// substitutions.
+func ParseRecipe(file string, startLine int, src string) *Script {
+	return parseShell(file, startLine, src, true)
+}
+
+func parseShell(file string, startLine int, src string, makeRefs bool) *Script {
 	s := &Script{File: file, StartLine: startLine, Funcs: map[string]*Func{}, Vars: map[string]string{}}
 	if len(src) > MaxFileBytes {
 		s.Err = fmt.Errorf("parse shell in %s: %w", file, ErrTooLarge)
@@ -136,7 +147,7 @@ func ParseShell(file string, startLine int, src string) *Script {
 			return s
 		}
 	}
-	w := &shellWalker{src: src, s: s}
+	w := &shellWalker{src: src, s: s, makeRefs: makeRefs}
 	w.stmts(f.Stmts, ctx{})
 	for _, fn := range s.Funcs {
 		fn.Retry, fn.RetryLoop = runsArgsInRetry(fn)
@@ -167,9 +178,10 @@ type ctx struct {
 }
 
 type shellWalker struct {
-	src   string
-	s     *Script
-	count int
+	src      string
+	s        *Script
+	count    int
+	makeRefs bool
 }
 
 func (w *shellWalker) line(p syntax.Pos) int {
@@ -359,6 +371,9 @@ func (w *shellWalker) substitutions(n syntax.Node, c ctx) {
 			return false
 		}
 		if cs, ok := node.(*syntax.CmdSubst); ok {
+			if w.makeRefs && isMakeRef(cs) {
+				return false
+			}
 			inner := c
 			inner.substituted = true
 			depth++
@@ -472,6 +487,20 @@ func nontrivialCondition(st *syntax.Stmt) bool {
 		return !found
 	})
 	return found
+}
+
+// isMakeRef reports whether a command substitution is really a make
+// variable reference: $(NAME) with a single identifier word.
+func isMakeRef(cs *syntax.CmdSubst) bool {
+	if len(cs.Stmts) != 1 {
+		return false
+	}
+	call, ok := cs.Stmts[0].Cmd.(*syntax.CallExpr)
+	if !ok || len(call.Args) != 1 || len(call.Assigns) > 0 {
+		return false
+	}
+	name := call.Args[0].Lit()
+	return name != "" && syntax.ValidName(strings.ReplaceAll(name, ".", "_"))
 }
 
 // runsArgsInRetry reports whether a function runs "$@" inside a retry loop.
