@@ -5,8 +5,8 @@ import "bytes"
 // Bounds that keep the localiser's memory independent of the log size.
 const (
 	ringSize        = 64   // recent lines kept for look-back
-	storedLineBytes = 2048 // text kept of one stored line
-	maxBlockLines   = 400  // lines kept of one block
+	storedLineBytes = 1024 // text kept of one stored line
+	maxBlockLines   = 200  // lines kept of one block
 	maxBlocks       = 48   // candidate blocks kept
 	recentBlocks    = 8    // newest blocks never evicted
 	maxExits        = 16   // exit lines remembered

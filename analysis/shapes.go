@@ -95,7 +95,10 @@ func isCompilerDiag(tt, l []byte) bool {
 		return true
 	}
 	if e := pathLineEnd(tt); e > 0 && !containsAny(l, "warning", "note:", "info:") {
-		return true
+		// "test_x.py:14: AssertionError" is a test runner's location line
+		// for an exception reported above it, not a compiler diagnostic.
+		rest := bytes.TrimSpace(tt[e:])
+		return !(bytes.IndexByte(rest, ' ') < 0 && isException(rest, l[len(l)-len(rest):]))
 	}
 	return false
 }

@@ -11,6 +11,10 @@ func signatureText(text string) string {
 	for _, p := range [...]string{"##[error]", "##[warning]"} {
 		text = strings.TrimPrefix(text, p)
 	}
+	// pytest prints the exception of a failed assertion as "E   Error: …"
+	if rest, ok := strings.CutPrefix(text, "E "); ok && strings.HasPrefix(rest, " ") {
+		text = rest
+	}
 	return truncateUTF8(strings.TrimSpace(Normalize(text)), maxSignatureBytes)
 }
 
