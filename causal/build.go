@@ -23,8 +23,8 @@ func (x *explainer) buildChain() {
 	c := &x.chain
 	c.Signal = fmt.Sprintf("CI failing: %s on %s@%s", firstNonEmptyStr(x.in.WorkflowName, x.in.WorkflowPath), x.in.Repository, x.in.Branch)
 	c.SurfacingSite = Site{File: x.in.WorkflowPath, Step: x.stepName()}
-	if x.step != nil {
-		c.SurfacingSite.Line = x.step.Line
+	if x.step != nil && x.wf != nil {
+		c.SurfacingSite.File, c.SurfacingSite.Line = x.wf.Path, x.step.Line
 	}
 	x.citeCommon()
 	if x.regression() {

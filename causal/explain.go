@@ -83,7 +83,8 @@ func (x *explainer) locate() {
 		return
 	}
 	x.wf = wf
-	job, step, err := wf.FindStep(x.in.Job.Name, x.in.Step.Name, x.in.Step.Number)
+	owner, job, step, err := x.repo.LocateStep(wf, x.in.Job.Name, x.in.Step.Name, x.in.Step.Number)
+	x.wf = owner
 	if err != nil {
 		// Steps the runner adds (containers, set-up) are not in the file.
 		x.job = wf.FindJob(x.in.Job.Name)

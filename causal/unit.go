@@ -230,7 +230,7 @@ func (x *explainer) blastRadius() BlastRadius {
 					continue
 				}
 				steps++
-				if wf.Path == x.in.WorkflowPath && x.step != nil && st == x.step {
+				if x.step != nil && st == x.step {
 					continue
 				}
 				if containsUnit(x.repo.ResolveStep(wf, job, st), unit) {

@@ -244,3 +244,44 @@ func parsePackageJSON(p string, data []byte) (*PackageJSON, error) {
 
 // errNotHarness marks a command that is not a call into the harness.
 var errNotHarness = errors.New("not a harness call")
+
+// maxReuseDepth bounds how deep reusable-workflow calls are followed.
+const maxReuseDepth = 4
+
+// LocateStep finds the step a failure names in a workflow or in the local
+// reusable workflows its jobs call (uses: ./.github/workflows/x.yml). The
+// jobs API names a called job "caller / callee"; the returned workflow is
+// the file the step is defined in.
+func (r *Repo) LocateStep(wf *Workflow, jobName, stepName string, number int) (*Workflow, *Job, *Step, error) {
+	return r.locateStep(wf, jobName, stepName, number, 0)
+}
+
+func (r *Repo) locateStep(wf *Workflow, jobName, stepName string, number, depth int) (*Workflow, *Job, *Step, error) {
+	job, step, err := wf.FindStep(jobName, stepName, number)
+	if err == nil || depth >= maxReuseDepth {
+		return wf, job, step, err
+	}
+	for _, j := range wf.Jobs {
+		if !strings.HasPrefix(j.Uses, "./") {
+			continue
+		}
+		name := j.Name
+		if name == "" {
+			name = j.ID
+		}
+		inner := jobName
+		if rest, ok := strings.CutPrefix(jobName, name+" / "); ok {
+			inner = rest
+		} else if jobName != "" && jobName != name && jobName != j.ID {
+			continue
+		}
+		called, cerr := r.Workflow(strings.SplitN(j.Uses, "@", 2)[0])
+		if cerr != nil {
+			continue
+		}
+		if w, cj, cs, e := r.locateStep(called, inner, stepName, number, depth+1); e == nil {
+			return w, cj, cs, nil
+		}
+	}
+	return wf, job, step, err
+}

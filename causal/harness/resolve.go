@@ -20,6 +20,8 @@ type resolver struct {
 	nodes int
 	// active holds the (file, symbol) pairs on the current path, for cycles.
 	active map[string]bool
+	// root is the Taskfile a task call started from.
+	root *Taskfile
 }
 
 // ResolveStep builds the execution tree of a workflow step: its run: script
@@ -48,7 +50,8 @@ func (r *Repo) ResolveStep(wf *Workflow, job *Job, step *Step) *Node {
 func (r *Repo) ResolveTask(tf *Taskfile, name string) *Node {
 	rs := &resolver{repo: r, active: map[string]bool{}}
 	root := &Node{Kind: NodeStep, File: tf.Path, Symbol: "task " + name}
-	rs.task(root, tf, name, nil, path.Dir(tf.Path), 0)
+	rs.root = tf
+	rs.task(root, tf, name, nil, path.Dir(tf.Path), 0, "")
 	return root
 }
 

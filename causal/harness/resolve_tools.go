@@ -51,15 +51,21 @@ func (rs *resolver) taskCall(parent *Node, args []string, dir string, depth int)
 	if len(names) == 0 {
 		names = []string{"default"}
 	}
+	rs.root = tf
 	for _, name := range names {
-		rs.task(parent, tf, name, vars, path.Dir(tf.Path), depth)
+		rs.task(parent, tf, name, vars, path.Dir(tf.Path), depth, "")
 	}
 }
 
-// task adds a task node and its deps and cmds.
-func (rs *resolver) task(parent *Node, tf *Taskfile, name string, callVars map[string]string, dir string, depth int) {
-	name = strings.TrimPrefix(name, ":")
-	owner, local, prefix := rs.taskOwner(tf, name, 0)
+// task adds a task node and its deps and cmds. name is relative to tf, whose
+// namespace prefix (from the root Taskfile's includes) is ns; a leading ":"
+// names a task of the root Taskfile.
+func (rs *resolver) task(parent *Node, tf *Taskfile, name string, callVars map[string]string, dir string, depth int, ns string) {
+	if strings.HasPrefix(name, ":") && rs.root != nil {
+		tf, ns, name = rs.root, "", strings.TrimPrefix(name, ":")
+	}
+	owner, local, sub := rs.taskOwner(tf, name, 0)
+	prefix := ns + sub
 	if owner == nil {
 		rs.add(parent, &Node{Kind: NodeUnresolved, File: tf.Path, Symbol: name, Note: "task not found"})
 		return
@@ -78,7 +84,7 @@ func (rs *resolver) task(parent *Node, tf *Taskfile, name string, callVars map[s
 	n := rs.add(parent, &Node{Kind: NodeTask, File: owner.Path, Line: t.Line, EndLine: t.EndLine,
 		Symbol: prefix + local, Task: t, Taskfile: owner, Dir: dir, Vars: taskScope(owner, t, callVars)})
 	for _, d := range t.Deps {
-		rs.task(n, owner, qualify(prefix, d.Task), nil, dir, depth+1)
+		rs.task(n, owner, d.Task, nil, dir, depth+1, prefix)
 	}
 	for _, c := range t.Cmds {
 		if rs.full() {
@@ -98,7 +104,7 @@ func (rs *resolver) taskCmd(n *Node, owner *Taskfile, t *Task, c *TaskCmd, prefi
 		for k, v := range c.Call.Vars {
 			vars[k] = v.Text
 		}
-		rs.task(cn, owner, qualify(prefix, c.Call.Task), vars, dir, depth+1)
+		rs.task(cn, owner, c.Call.Task, vars, dir, depth+1, prefix)
 		return
 	}
 	if strings.TrimSpace(c.Shell) == "" {
@@ -143,14 +149,6 @@ func (rs *resolver) taskOwner(tf *Taskfile, name string, depth int) (*Taskfile, 
 		}
 	}
 	return nil, "", ""
-}
-
-// qualify prefixes a task name called from inside an included Taskfile.
-func qualify(prefix, name string) string {
-	if strings.HasPrefix(name, ":") {
-		return strings.TrimPrefix(name, ":")
-	}
-	return prefix + name
 }
 
 func taskScope(tf *Taskfile, t *Task, call map[string]string) map[string]string {

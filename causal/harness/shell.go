@@ -242,7 +242,7 @@ func (w *shellWalker) stmt(st *syntax.Stmt, c ctx, pipeIdx, pipeLen int) {
 		w.finishLoop(l, x.Cond, x.Do)
 	case *syntax.ForClause:
 		l := w.newLoop(x, "for", c)
-		l.Bound = forBound(x, w.s.Vars)
+		l.Bound = forBound(x, l.Text, w.s.Vars)
 		inner := c
 		inner.loops = append([]*Loop{l}, c.loops...)
 		w.stmts(x.Do, inner)
@@ -570,7 +570,7 @@ var (
 )
 
 // forBound returns the number of iterations of a for loop when it is fixed.
-func forBound(x *syntax.ForClause, vars map[string]string) int {
+func forBound(x *syntax.ForClause, text string, vars map[string]string) int {
 	switch l := x.Loop.(type) {
 	case *syntax.WordIter:
 		if len(l.Items) == 0 {
@@ -599,9 +599,8 @@ func forBound(x *syntax.ForClause, vars map[string]string) int {
 			return resolveNumber(m[1], vars)
 		}
 	case *syntax.CStyleLoop:
-		var b strings.Builder
-		syntax.NewPrinter().Print(&b, l)
-		if m := cStyleBound.FindStringSubmatch(b.String()); m != nil {
+		head, _, _ := strings.Cut(text, "))")
+		if m := cStyleBound.FindStringSubmatch(head + ";"); m != nil {
 			return resolveNumber(m[1], vars)
 		}
 	}
