@@ -205,7 +205,7 @@ func TestResolveHostile(t *testing.T) {
 
 func TestLocateStepReusable(t *testing.T) {
 	r := NewRepo(mapFS(map[string]string{
-		".github/workflows/ci.yml": "jobs:\n  e2e:\n    uses: ./.github/workflows/e2e.yml\n",
+		".github/workflows/ci.yml":  "jobs:\n  e2e:\n    uses: ./.github/workflows/e2e.yml\n",
 		".github/workflows/e2e.yml": "on: workflow_call\njobs:\n  run:\n    steps:\n      - name: Suites\n        run: make e2e\n",
 	}))
 	wf, _ := r.Workflow(".github/workflows/ci.yml")
