@@ -230,6 +230,12 @@ func timestampLen(s string) int {
 
 // clockLen matches "hh:mm", "hh:mm:ss" or "hh:mm:ss.fff" (also with '_').
 func clockLen(s string) int {
+	if len(s) >= 4 && isDigit(s[0]) && s[1] == ':' {
+		if k := clockLen("0" + s); k > 0 {
+			return k - 1 // "7:27:52"
+		}
+		return 0
+	}
 	if len(s) < 5 || !allDigits(s[0:2]) || (s[2] != ':' && s[2] != '_') || !allDigits(s[3:5]) {
 		return 0
 	}

@@ -179,12 +179,15 @@ func ruleClass(in ruleInput, tt, ltt []byte, found kwSet) lineClass {
 // adjust lowers the score of lines that mention failure without reporting
 // one: passing tests, zero counts, retries that will happen, ignored errors.
 func adjust(score int, c lineClass, ltt []byte, found kwSet, f *feature) int {
-	if c == clsCompiler || c == clsTest {
+	if c == clsCompiler {
 		return score
 	}
 	if isPass(ltt) {
 		f.flags |= fPass
 		return score / 8
+	}
+	if c == clsTest {
+		return score
 	}
 	if zeroCount(ltt) {
 		return score / 10

@@ -127,7 +127,7 @@ var genericPhrases = []string{
 	"npm err! a complete log", "elifecycle", "command failed", "ninja: build stopped", "build failed",
 	"build failure", "finished: failure", "marked build as failure", "see above", "for more details",
 	"see the log", "check the step logs", "custom container implementation", "there were test failures",
-	"there are test failures", "some tests failed", "tests failed", "test failed.", "failed tests",
+	"there are test failures", "some tests failed", "tests failed", "test failed.", "failed tests:",
 	"subcommand failed", "errors found", "error found", "job failed", "failed to run task",
 	"process didn't exit successfully", "could not compile", "execution failed for task",
 	"recipe for target", "test suites:", "tests run:", "failing", "failed (failures=", "failed (errors=",
@@ -169,6 +169,10 @@ func wrapperException(l []byte) bool {
 
 // isException recognises exception and panic reports.
 func isException(tt, l []byte) bool {
+	if e := pathLineEnd(tt); e > 0 {
+		tt = bytes.TrimLeft(tt[e:], " ")
+		l = l[len(l)-len(tt):]
+	}
 	if bytes.HasPrefix(tt, []byte("E ")) {
 		tt = bytes.TrimLeft(tt[1:], " ")
 		l = l[len(l)-len(tt):]

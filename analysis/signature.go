@@ -69,7 +69,8 @@ func errorKind(text string) string {
 	for _, k := range errorKinds {
 		if i := bytes.Index(lc, []byte(k[0])); i >= 0 {
 			if k[0] == "timeout" || k[0] == "killed" || k[0] == "not found" {
-				if i > 0 && isLetter(lc[i-1]) {
+				end := i + len(k[0])
+				if i > 0 && (isLetter(lc[i-1]) || lc[i-1] == '?' || lc[i-1] == '&') || end < len(lc) && lc[end] == '=' {
 					continue
 				}
 			}

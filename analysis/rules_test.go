@@ -1,0 +1,75 @@
+package analysis
+
+import "testing"
+
+func classifyText(text string, kind Kind) feature {
+	b := []byte(text)
+	return classifyLine(ruleInput{text: b, lc: lowerASCII(nil, b), kind: kind})
+}
+
+func TestClassifyLine(t *testing.T) {
+	tests := []struct {
+		text   string
+		kind   Kind
+		class  lineClass
+		anchor bool
+	}{
+		{"src/main.c:12:5: error: 'x' undeclared", KindPlain, clsCompiler, true},
+		{`C:\w\a.h(89): error C2143: syntax error: missing ','`, KindPlain, clsCompiler, true},
+		{"error[E0425]: cannot find value `x` in this scope", KindPlain, clsCompiler, true},
+		{"./main.go:12:5: undefined: foo", KindPlain, clsCompiler, true},
+		{"--- FAIL: TestCheckout (0.31s)", KindPlain, clsTest, true},
+		{"FAILED tests/test_a.py::test_b - AssertionError: boom", KindPlain, clsTest, true},
+		{"tests/test_parse.py:14: AssertionError", KindPlain, clsException, true},
+		{"AttributeError: module 'torch._C' has no attribute 'x'", KindPlain, clsException, true},
+		{"Exception in thread \"main\" java.lang.NullPointerException", KindPlain, clsException, true},
+		{"panic: runtime error: index out of range", KindPlain, clsException, true},
+		{"read: connection reset by peer", KindPlain, clsInfra, true},
+		{"npm ERR! code ECONNRESET", KindPlain, clsInfra, true},
+		{"npm ERR! Failed at the app@1.0.0 test script.", KindPlain, clsGeneric, false},
+		{"##[error]Process completed with exit code 1.", KindError, clsGeneric, false},
+		{"##[error]The action 'Test' has timed out after 360 minutes.", KindError, clsRunner, true},
+		{"##[error]The operation was canceled.", KindError, clsCancel, true},
+		{"make: *** [Makefile:8: deps] Error 1", KindPlain, clsGeneric, false},
+		{"erlang.mk:6494: recipe for target 'ct' failed", KindPlain, clsGeneric, false},
+		{"Tests run: 9, Failures: 1, Errors: 0, Skipped: 0", KindPlain, clsGeneric, false},
+		{"Cache errors                           2", KindPlain, clsGeneric, false},
+		{"/x/upload_metrics.py:156: UserWarning: Error uploading metric", KindPlain, clsWarning, false},
+		{"compile: warnings being treated as errors", KindPlain, clsError, true},
+		{"Failing due to -Werror.", KindPlain, clsError, true},
+		{"Compiling Control.Exception.Compat", KindPlain, clsNone, false},
+		{"Linting 'Error.swift' (10/48)", KindPlain, clsNone, false},
+		{"test_error_handling PASSED", KindPlain, clsNone, false},
+		{"timeout test PASSED", KindPlain, clsKeyword, false},
+		{"reconnect => 0", KindPlain, clsNone, false},
+		{"+ echo 'error: not really'", KindPlain, clsNone, false},
+		{"[command]/usr/bin/git fetch --fail", KindCommand, clsNone, false},
+		{"EXPECTED FAILED TEST SUMMARY", KindPlain, clsTest, false},
+		{"Command took >30min, returning 124", KindPlain, clsInfra, true},
+	}
+	for _, tc := range tests {
+		f := classifyText(tc.text, tc.kind)
+		anchor := f.score >= anchorScore && f.class != clsGeneric && f.class != clsHeader
+		if f.class != tc.class || anchor != tc.anchor {
+			t.Errorf("%q: class %v score %d (anchor %v); want %v anchor %v", tc.text, f.class, f.score, anchor, tc.class, tc.anchor)
+		}
+	}
+}
+
+func TestVocabularySkipsNames(t *testing.T) {
+	tests := []struct {
+		text string
+		want int
+	}{
+		{"see src/errors/handler.go", 0},
+		{"libgpg-error installed", 0},
+		{"Parsing Error.swift", 0},
+		{"fatal error: x.h: No such file", 9},
+		{"ValueError: bad", 3},
+	}
+	for _, tc := range tests {
+		if got, _ := vocabScore(lowerASCII(nil, []byte(tc.text))); got != tc.want {
+			t.Errorf("vocabScore(%q) = %d, want %d", tc.text, got, tc.want)
+		}
+	}
+}
