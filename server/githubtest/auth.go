@@ -186,6 +186,7 @@ func (s *Server) authenticate(r *http.Request) principal {
 // the app id (or client id), iat not in the future, exp in the future and at
 // most ten minutes ahead. Errors carry GitHub's messages.
 func (s *Server) verifyJWT(tok string) error {
+	//lint:ignore ST1005 GitHub's own message, answered verbatim to the client
 	undecodable := errors.New("A JSON web token could not be decoded")
 	parts := strings.Split(tok, ".")
 	var header struct {
