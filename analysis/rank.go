@@ -174,9 +174,9 @@ func (z *localizer) blockScore(b *block, reg region, spans []StepSpan) int {
 		case b.lines[b.best].span >= 0 && b.lines[b.best].span < len(spans) && spans[b.lines[b.best].span].Post:
 			s -= 60
 		case n > reg.last:
-			s -= 40
+			s -= 45
 		default:
-			s -= 25
+			s -= 40
 		}
 	} else if reg.last > 0 {
 		s += 8 * n / reg.last
@@ -215,7 +215,7 @@ func (z *localizer) tailBlock(reg region) *block {
 			b.best, b.bestScore = i, l.feat.score
 		}
 	}
-	b.bestScore = b.bestScore/2 + 5
+	b.bestScore = max(b.bestScore/2+5, 20)
 	return b
 }
 

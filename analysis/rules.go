@@ -79,7 +79,7 @@ func classifyLine(in ruleInput) feature {
 	ltt := in.lc[len(in.lc)-len(tt):]
 	kw, found := vocabScore(ltt)
 	f.found = found
-	if found.has(kwWerror) || found.has(kwTreated) {
+	if found.has(kwTreated) || found.has(kwWerror) && containsAny(ltt, "due to -werror", "[-werror", "because of -werror") {
 		f.class, f.score = clsError, classScore[clsError]
 		return f
 	}

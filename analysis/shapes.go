@@ -278,8 +278,9 @@ func isCaretLine(tt []byte) bool {
 	return caret
 }
 
-// statsRow recognises rows of a counter table: a label, a run of two or more
-// blanks, then a number ("Cache errors      2").
+// statsRow recognises rows of a counter table: a label, then a number after
+// two or more blanks, a tab, "=>", ":" or "=" ("Cache errors      2",
+// "OOM restarts => 0").
 func statsRow(l []byte) bool {
 	l = bytes.TrimRight(l, " \t")
 	i := len(l)
@@ -289,5 +290,10 @@ func statsRow(l []byte) bool {
 	if i == len(l) || i < 3 {
 		return false
 	}
-	return l[i-1] == ' ' && l[i-2] == ' ' || l[i-1] == '\t'
+	if l[i-1] == '\t' || l[i-1] == ' ' && l[i-2] == ' ' {
+		return true
+	}
+	sep := bytes.TrimRight(l[:i], " ")
+	return len(sep) > 0 && i-len(sep) <= 1 && (bytes.HasSuffix(sep, []byte("=>")) || sep[len(sep)-1] == '=' || sep[len(sep)-1] == ':') &&
+		bytes.Count(l, []byte(" ")) <= 6
 }
