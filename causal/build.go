@@ -123,19 +123,7 @@ func (x *explainer) mechanismChain() {
 // regressionChain points at the first bad commit: no harness producer.
 func (x *explainer) regressionChain() {
 	c := &x.chain
-	cat := BuildFailure
-	if x.rule != nil {
-		cat = x.rule.Category
-		switch cat {
-		case TestFailure, BuildFailure, Dependency:
-		default:
-			if x.rule.Category == Unknown {
-				cat = BuildFailure
-			}
-		}
-	} else if x.testLike() {
-		cat = TestFailure
-	}
+	cat := x.regressionCategory()
 	sha := ""
 	if x.in.Verdict.FirstBadSHA != nil {
 		sha = *x.in.Verdict.FirstBadSHA
@@ -155,10 +143,31 @@ func (x *explainer) regressionChain() {
 	}
 }
 
-var testish = regexp.MustCompile(`(?i)\b(test|spec|assert|expect)`)
+var testish = regexp.MustCompile(`(?i)(test|spec|assert|expect|e2e|check)`)
 
 func (x *explainer) testLike() bool {
 	return testish.MatchString(x.cause.Text)
+}
+
+// regressionCategory names what broke: a test, the build, or a dependency.
+// A failure the rules call a test failure, build failure or dependency
+// problem keeps that category; otherwise a step or command that runs tests
+// makes it a test failure, and anything else a build failure.
+func (x *explainer) regressionCategory() string {
+	if x.rule != nil {
+		switch x.rule.Category {
+		case TestFailure, BuildFailure, Dependency:
+			return x.rule.Category
+		}
+	}
+	runsTests := testish.MatchString(x.stepName()) || x.testLike()
+	if n := x.em.Node; n != nil {
+		runsTests = runsTests || testish.MatchString(n.Text) || testish.MatchString(symbolOf(n))
+	}
+	if runsTests {
+		return TestFailure
+	}
+	return BuildFailure
 }
 
 func shortSHA(s string) string {

@@ -1,5 +1,7 @@
 package causal
 
+import "encoding/json"
+
 // Chain is the causal chain of a failure class: what was seen, where it surfaced,
 // the mechanism, the harness code that produced it, what happens to the failed unit
 // today, how often it happens, what else it touches, and the evidence for each claim.
@@ -56,6 +58,20 @@ type Producer struct {
 	// Ambiguous is set when several places could be the producer; Candidates lists them.
 	Ambiguous  bool       `json:"ambiguous,omitempty"`
 	Candidates []Location `json:"candidates,omitempty"`
+}
+
+// MarshalJSON writes an empty producer file as null: a failure with no
+// harness producer (a product regression) has none (contracts.md §3).
+func (p Producer) MarshalJSON() ([]byte, error) {
+	type plain Producer
+	var file any = p.File
+	if p.File == "" {
+		file = nil
+	}
+	return json.Marshal(struct {
+		File any `json:"file"`
+		plain
+	}{file, plain(p)})
 }
 
 // Location is a file:line position with the symbol (task, target, step) it belongs to.

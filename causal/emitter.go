@@ -49,6 +49,15 @@ func locateEmitter(t *tracer, hits []hit, causeN int, cause string) emission {
 	if best, cands := choose(scope, tools, hosts, verbs, e.Anchor != nil || e.MakeErr != nil); best != nil {
 		e.Node, e.Candidates = best, cands
 		e.Ambiguous = len(cands) > 1
+		if len(tools) == 0 || toolMatches(best, tools) || e.Anchor == nil {
+			return e
+		}
+		// The unit the log points at runs nothing the cause line names: a
+		// silent task or script ran after it. Look further on.
+		if wider, wc := choose(t.following(e.Anchor.Node), tools, hosts, verbs, true); wider != nil && toolMatches(wider, tools) {
+			e.Node, e.Candidates, e.Ambiguous = wider, wc, false
+			e.How = "the log echoes the harness code that ran just before"
+		}
 		return e
 	}
 	best, cands := choose(commandNodes(t.flat), tools, hosts, verbs, false)
@@ -68,10 +77,7 @@ func (t *tracer) after(n *harness.Node) []*harness.Node {
 	if n.Kind != harness.NodeCommand {
 		return descendants(n)
 	}
-	unit := n.Parent
-	for unit != nil && unit.Kind == harness.NodeFunc {
-		unit = unit.Parent
-	}
+	unit := n.Nearest(harness.NodeTask, harness.NodeTarget, harness.NodeScript, harness.NodePackage, harness.NodeStep)
 	if unit == nil {
 		return []*harness.Node{n}
 	}
@@ -83,6 +89,32 @@ func (t *tracer) after(n *harness.Node) []*harness.Node {
 		}
 	}
 	return out
+}
+
+// following returns the command nodes from n onwards in execution order.
+func (t *tracer) following(n *harness.Node) []*harness.Node {
+	start, ok := t.index[n]
+	if !ok {
+		return nil
+	}
+	var out []*harness.Node
+	for _, x := range t.flat[start:] {
+		if x.Kind == harness.NodeCommand {
+			out = append(out, x)
+		}
+	}
+	return out
+}
+
+// toolMatches reports whether a command runs one of tools.
+func toolMatches(n *harness.Node, tools []string) bool {
+	tool := n.Tool()
+	for _, t := range tools {
+		if t == tool {
+			return true
+		}
+	}
+	return false
 }
 
 // descendants returns the command nodes under n (n included), in order.
@@ -140,6 +172,7 @@ func choose(scope []*harness.Node, tools, hosts []string, verbs map[string]bool,
 
 var (
 	urlHost  = regexp.MustCompile(`https?://([A-Za-z0-9.-]+\.[A-Za-z]{2,})`)
+	nameHost = regexp.MustCompile(`(?i)\bhost(?: address)?:? '?([a-z0-9-]+(?:\.[a-z0-9-]+)+)`)
 	pipHost  = regexp.MustCompile(`host='([^']+)'`)
 	apiLimit = regexp.MustCompile(`API rate limit exceeded|secondary rate limit`)
 )
@@ -149,6 +182,9 @@ var (
 func hostsIn(cause string) []string {
 	var out []string
 	for _, m := range urlHost.FindAllStringSubmatch(cause, 8) {
+		out = append(out, m[1])
+	}
+	for _, m := range nameHost.FindAllStringSubmatch(cause, 4) {
 		out = append(out, m[1])
 	}
 	for _, m := range pipHost.FindAllStringSubmatch(cause, 4) {

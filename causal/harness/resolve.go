@@ -34,6 +34,10 @@ func (r *Repo) ResolveStep(wf *Workflow, job *Job, step *Step) *Node {
 	if step.Run == "" {
 		return root
 	}
+	if sh := firstNonEmpty(step.Shell, job.DefaultShell, wf.DefaultShell); !posixShell(sh) {
+		root.Note = "the step runs " + sh + ", which the model does not parse"
+		return root
+	}
 	rs := &resolver{repo: r, active: map[string]bool{}}
 	sh := ParseShell(wf.Path, step.RunLine, step.Run)
 	root.Script = sh
@@ -215,6 +219,19 @@ func (rs *resolver) packageCall(parent *Node, tool string, args []string, dir st
 			rs.commands(n, sh, sh.Commands, dir, depth)
 		}
 	}
+}
+
+// posixShell reports whether a step's shell: runs POSIX shell ("" is bash).
+func posixShell(sh string) bool {
+	f := strings.Fields(sh)
+	if len(f) == 0 {
+		return true
+	}
+	switch f[0] {
+	case "bash", "sh", "/bin/bash", "/bin/sh", "/usr/bin/bash", "zsh", "dash":
+		return true
+	}
+	return strings.HasSuffix(f[0], "/bash") || strings.HasSuffix(f[0], "/sh")
 }
 
 func firstNonEmpty(vals ...string) string {
