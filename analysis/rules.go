@@ -113,7 +113,7 @@ func structural(in ruleInput, tt []byte, f *feature) bool {
 		return true
 	}
 	switch {
-	case bytes.HasPrefix(tt, []byte("+ ")) && len(tt) == len(in.text), bytes.HasPrefix(in.text, []byte("$ ")),
+	case bytes.HasPrefix(tt, []byte("+ ")) && len(tt) == len(in.text), bytes.HasPrefix(in.text, []byte("++")), bytes.HasPrefix(in.text, []byte("$ ")),
 		bytes.HasPrefix(tt, []byte("task: [")), bytes.HasPrefix(tt, []byte("> Task :")):
 		f.flags |= fCommand
 		return true
