@@ -9,7 +9,8 @@
 //	client, err := sim.NewInstallationClient(installationID) // go-github v66 + ghinstallation
 //
 // Each scenario directory (contracts.md §1) becomes one repository of one
-// installation. Stored run and job objects are served byte for byte; the
+// installation. Options.ScenarioFS takes scenarios as file systems instead
+// (the demo's embedded example, an fstest.MapFS). Stored run and job objects are served byte for byte; the
 // repo/ tree is the content of the trigger run's head commit and of the
 // default branch head, with git's own object names.
 //

@@ -2,9 +2,9 @@ package githubtest
 
 import (
 	"fmt"
+	"io/fs"
 	"net/http"
 	"net/url"
-	"os"
 	"strconv"
 	"time"
 
@@ -13,7 +13,7 @@ import (
 
 // blobTicket is a signed, expiring job-log download URL.
 type blobTicket struct {
-	path    string
+	log     logRef
 	expires time.Time
 }
 
@@ -39,7 +39,7 @@ func (s *Server) handleJobLogs(w http.ResponseWriter, r *http.Request) {
 	}
 	ticket := mustRandom(32)
 	expires := s.now().Add(s.opts.LogURLTTL)
-	s.blobs[ticket] = &blobTicket{path: p, expires: expires}
+	s.blobs[ticket] = &blobTicket{log: p, expires: expires}
 	loc := fmt.Sprintf("http://%s/_blob/joblogs/%s?sv=2021-12-02&spr=http&se=%s&sr=b&sp=r&sig=%s",
 		r.Host, ticket, url.QueryEscape(expires.UTC().Format(time.RFC3339)), mustRandom(43))
 	w.Header().Set("Location", loc)
@@ -78,7 +78,7 @@ func (s *Server) handleLogBlob(w http.ResponseWriter, r *http.Request) {
 				"] - Expiry ["+t.expires.UTC().Format(http.TimeFormat)+"] - Current ["+now.UTC().Format(http.TimeFormat)+"]")
 		return
 	}
-	data, err := os.ReadFile(t.path)
+	data, err := fs.ReadFile(t.log.fsys, t.log.name)
 	if err != nil {
 		azureError(w, http.StatusNotFound, "BlobNotFound", "The specified blob does not exist.")
 		return

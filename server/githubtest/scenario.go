@@ -2,10 +2,10 @@ package githubtest
 
 import (
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io/fs"
-	"os"
-	"path/filepath"
+	"path"
 	"sort"
 	"strconv"
 	"strings"
@@ -37,11 +37,24 @@ type scenarioFile struct {
 	TriggerRunID int64 `json:"trigger_run_id"`
 }
 
-// loadScenario reads one scenario directory into the server's state.
-// Callers hold s.mu.
-func (s *Server) loadScenario(dir string) error {
+// scenarioSource is one scenario to load: a file system rooted at the
+// scenario directory and the name it is reported by in errors.
+type scenarioSource struct {
+	fsys fs.FS
+	dir  string
+}
+
+// logRef locates a job log inside a scenario's file system.
+type logRef struct {
+	fsys fs.FS
+	name string
+}
+
+// loadScenario reads one scenario into the server's state. Callers hold s.mu.
+func (s *Server) loadScenario(src scenarioSource) error {
+	dir := src.dir
 	var sc scenarioFile
-	rawScenario, err := readJSON(filepath.Join(dir, "scenario.json"), &sc)
+	rawScenario, err := readJSON(src, "scenario.json", &sc)
 	if err != nil {
 		return err
 	}
@@ -64,18 +77,18 @@ func (s *Server) loadScenario(dir string) error {
 	if sc.Workflow.ID != 0 {
 		repo.workflows[sc.Workflow.ID] = &workflow{ID: sc.Workflow.ID, Name: sc.Workflow.Name, Path: sc.Workflow.Path}
 	}
-	if err := s.loadRuns(repo, dir); err != nil {
+	if err := s.loadRuns(repo, src); err != nil {
 		return err
 	}
-	if err := loadJobs(repo, dir); err != nil {
+	if err := loadJobs(repo, src); err != nil {
 		return err
 	}
-	if err := loadLogs(repo, dir); err != nil {
+	if err := loadLogs(repo, src); err != nil {
 		return err
 	}
 	repo.meta = repoMeta(repo, rawScenario)
 	s.installRepo(repo, sc.InstallationID)
-	if err := s.loadTree(repo, dir, sc.TriggerRunID); err != nil {
+	if err := s.loadTree(repo, src, sc.TriggerRunID); err != nil {
 		return err
 	}
 	s.pullsFromRuns(repo)
@@ -101,19 +114,20 @@ func treeAtRunHeads(repo *repoState, tree string) {
 	}
 }
 
-// readJSON reads a JSON file into v and also returns its raw top-level
-// object.
-func readJSON(path string, v any) (map[string]json.RawMessage, error) {
-	data, err := os.ReadFile(path)
+// readJSON reads a JSON file of a scenario into v and also returns its raw
+// top-level object.
+func readJSON(src scenarioSource, name string, v any) (map[string]json.RawMessage, error) {
+	where := path.Join(src.dir, name)
+	data, err := fs.ReadFile(src.fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("read %s: %w", path, err)
+		return nil, fmt.Errorf("read %s: %w", where, err)
 	}
 	if err := json.Unmarshal(data, v); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", path, err)
+		return nil, fmt.Errorf("parse %s: %w", where, err)
 	}
 	var raw map[string]json.RawMessage
 	if err := json.Unmarshal(data, &raw); err != nil {
-		return nil, fmt.Errorf("parse %s: %w", path, err)
+		return nil, fmt.Errorf("parse %s: %w", where, err)
 	}
 	return raw, nil
 }
@@ -131,12 +145,12 @@ func (s *Server) repoFor(owner, name string) *repoState {
 }
 
 // loadRuns reads runs.json, keeping every run object as stored.
-func (s *Server) loadRuns(repo *repoState, dir string) error {
+func (s *Server) loadRuns(repo *repoState, src scenarioSource) error {
 	var list struct {
 		Runs []json.RawMessage `json:"workflow_runs"`
 	}
-	p := filepath.Join(dir, "runs.json")
-	if _, err := readJSON(p, &list); err != nil {
+	p := path.Join(src.dir, "runs.json")
+	if _, err := readJSON(src, "runs.json", &list); err != nil {
 		return err
 	}
 	for i, raw := range list.Runs {
@@ -187,20 +201,21 @@ func noteOwner(repo *repoState, raw json.RawMessage) {
 }
 
 // loadJobs reads jobs/<run_id>.json files.
-func loadJobs(repo *repoState, dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "jobs", "*.json"))
+func loadJobs(repo *repoState, src scenarioSource) error {
+	files, err := fs.Glob(src.fsys, "jobs/*.json")
 	if err != nil {
-		return fmt.Errorf("list jobs of %s: %w", dir, err)
+		return fmt.Errorf("list jobs of %s: %w", src.dir, err)
 	}
-	for _, p := range files {
-		runID, err := strconv.ParseInt(strings.TrimSuffix(filepath.Base(p), ".json"), 10, 64)
+	for _, name := range files {
+		p := path.Join(src.dir, name)
+		runID, err := strconv.ParseInt(strings.TrimSuffix(path.Base(name), ".json"), 10, 64)
 		if err != nil {
 			continue
 		}
 		var list struct {
 			Jobs []json.RawMessage `json:"jobs"`
 		}
-		if _, err := readJSON(p, &list); err != nil {
+		if _, err := readJSON(src, name, &list); err != nil {
 			return err
 		}
 		var jobs []*job
@@ -221,15 +236,15 @@ func loadJobs(repo *repoState, dir string) error {
 }
 
 // loadLogs notes logs/<job_id>.txt files; they are read when downloaded.
-func loadLogs(repo *repoState, dir string) error {
-	files, err := filepath.Glob(filepath.Join(dir, "logs", "*.txt"))
+func loadLogs(repo *repoState, src scenarioSource) error {
+	files, err := fs.Glob(src.fsys, "logs/*.txt")
 	if err != nil {
-		return fmt.Errorf("list logs of %s: %w", dir, err)
+		return fmt.Errorf("list logs of %s: %w", src.dir, err)
 	}
-	for _, p := range files {
-		id, err := strconv.ParseInt(strings.TrimSuffix(filepath.Base(p), ".txt"), 10, 64)
+	for _, name := range files {
+		id, err := strconv.ParseInt(strings.TrimSuffix(path.Base(name), ".txt"), 10, 64)
 		if err == nil {
-			repo.logs[id] = p
+			repo.logs[id] = logRef{fsys: src.fsys, name: name}
 		}
 	}
 	return nil
@@ -258,12 +273,12 @@ func repoMeta(repo *repoState, scenario map[string]json.RawMessage) map[string]j
 
 // loadTree stores repo/ as the tree of the trigger run's head commit and
 // points the default branch (and the trigger's branch) at commits with it.
-func (s *Server) loadTree(repo *repoState, dir string, triggerID int64) error {
+func (s *Server) loadTree(repo *repoState, src scenarioSource, triggerID int64) error {
 	trigger := repo.runByID[triggerID]
 	if trigger == nil {
-		return fmt.Errorf("scenario %s: trigger run %d is not in runs.json", dir, triggerID)
+		return fmt.Errorf("scenario %s: trigger run %d is not in runs.json", src.dir, triggerID)
 	}
-	files, err := readRepoDir(repo.git, filepath.Join(dir, "repo"))
+	files, err := readRepoDir(repo.git, src, "repo")
 	if err != nil {
 		return err
 	}
@@ -304,17 +319,16 @@ func commitFromRun(f runFields, tree string) *commitObj {
 
 // readRepoDir stores every file under root as a blob and returns them by
 // path. Symbolic links become git symlinks; executables keep their bit.
-func readRepoDir(g *gitStore, root string) (map[string]fileEntry, error) {
+func readRepoDir(g *gitStore, src scenarioSource, root string) (map[string]fileEntry, error) {
 	files := map[string]fileEntry{}
-	if _, err := os.Stat(root); os.IsNotExist(err) {
+	if _, err := fs.Stat(src.fsys, root); errors.Is(err, fs.ErrNotExist) {
 		return files, nil
 	}
-	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+	err := fs.WalkDir(src.fsys, root, func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
 		}
-		rel, _ := filepath.Rel(root, p)
-		rel = filepath.ToSlash(rel)
+		rel := strings.TrimPrefix(p, root+"/")
 		if d.IsDir() || !validPath(rel) {
 			return nil
 		}
@@ -324,13 +338,13 @@ func readRepoDir(g *gitStore, root string) (map[string]fileEntry, error) {
 		}
 		switch {
 		case info.Mode()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
+			target, err := fs.ReadLink(src.fsys, p)
 			if err != nil {
 				return err
 			}
 			files[rel] = fileEntry{Mode: modeSymlink, SHA: g.putBlob([]byte(target))}
 		case info.Mode().IsRegular() && info.Size() <= maxRepoFile:
-			data, err := os.ReadFile(p)
+			data, err := fs.ReadFile(src.fsys, p)
 			if err != nil {
 				return err
 			}
@@ -343,7 +357,7 @@ func readRepoDir(g *gitStore, root string) (map[string]fileEntry, error) {
 		return nil
 	})
 	if err != nil {
-		return nil, fmt.Errorf("read repository tree %s: %w", root, err)
+		return nil, fmt.Errorf("read repository tree %s: %w", path.Join(src.dir, root), err)
 	}
 	return files, nil
 }

@@ -26,13 +26,14 @@ type karmadaFacts struct {
 func readFacts(t testing.TB, dir string) karmadaFacts {
 	t.Helper()
 	var sc scenarioFile
-	if _, err := readJSON(filepath.Join(dir, "scenario.json"), &sc); err != nil {
+	src := scenarioSource{fsys: os.DirFS(dir), dir: dir}
+	if _, err := readJSON(src, "scenario.json", &sc); err != nil {
 		t.Fatal(err)
 	}
 	var runs struct {
 		Runs []json.RawMessage `json:"workflow_runs"`
 	}
-	if _, err := readJSON(filepath.Join(dir, "runs.json"), &runs); err != nil {
+	if _, err := readJSON(src, "runs.json", &runs); err != nil {
 		t.Fatal(err)
 	}
 	return karmadaFacts{Owner: sc.Repository.Owner.Login, Name: sc.Repository.Name, Inst: sc.InstallationID,

@@ -6,8 +6,10 @@ import (
 	"crypto/rsa"
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"net/http"
+	"os"
 	"strings"
 	"sync"
 	"time"
@@ -19,6 +21,11 @@ type Options struct {
 	// Scenarios are scenario directories (contracts.md §1) to serve. Several
 	// scenarios of one repository merge their runs.
 	Scenarios []string
+	// ScenarioFS are scenarios given as file systems rooted at a scenario
+	// directory (an embedded example, a testing/fstest.MapFS), loaded after
+	// Scenarios. Job logs are read from them when downloaded, so they must
+	// stay readable while the server runs.
+	ScenarioFS []fs.FS
 	// Addr is the listen address; default "127.0.0.1:0" (a free port).
 	Addr string
 	// AppID is the GitHub App's id; default 1.
@@ -118,7 +125,12 @@ func New(opts Options) (*Server, error) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	for _, dir := range opts.Scenarios {
-		if err := s.loadScenario(dir); err != nil {
+		if err := s.loadScenario(scenarioSource{fsys: os.DirFS(dir), dir: dir}); err != nil {
+			return nil, fmt.Errorf("load scenario: %w", err)
+		}
+	}
+	for i, fsys := range opts.ScenarioFS {
+		if err := s.loadScenario(scenarioSource{fsys: fsys, dir: fmt.Sprintf("ScenarioFS[%d]", i)}); err != nil {
 			return nil, fmt.Errorf("load scenario: %w", err)
 		}
 	}

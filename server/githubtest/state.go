@@ -25,7 +25,7 @@ type repoState struct {
 	runByID   map[int64]*run
 	jobs      map[int64][]*job // by run id
 	jobByID   map[int64]*job
-	logs      map[int64]string // job id -> log file path
+	logs      map[int64]logRef // job id -> log file
 	expired   map[int64]bool   // job ids whose logs have expired
 	knownSHAs map[string]bool  // every head_sha a run names
 
@@ -47,7 +47,7 @@ func newRepoState() *repoState {
 		runByID:     map[int64]*run{},
 		jobs:        map[int64][]*job{},
 		jobByID:     map[int64]*job{},
-		logs:        map[int64]string{},
+		logs:        map[int64]logRef{},
 		expired:     map[int64]bool{},
 		knownSHAs:   map[string]bool{},
 		git:         newGitStore(),
