@@ -40,34 +40,7 @@ func TestExplainLogChunks(t *testing.T) {
 			continue
 		}
 		total++
-		lf, err := os.Open(filepath.Join(dir, l.Log))
-		if err != nil {
-			t.Fatal(err)
-		}
-		s := NewScanner(lf, Options{})
-		z := newLocalizer(nil)
-		for s.Scan() {
-			z.observe(s.n, s.clean, s.line.Kind, s.header, len(s.steps.spans)-1)
-		}
-		lf.Close()
-		z.close()
-		reg := z.failureRegion(s.n, s.steps.spans)
-		type scored struct {
-			b *block
-			s int
-		}
-		var all []scored
-		for _, b := range z.blocks {
-			all = append(all, scored{b, z.blockScore(b, reg, s.steps.spans)})
-		}
-		sort.SliceStable(all, func(i, j int) bool { return all[i].s > all[j].s })
-		rank := -1
-		for i, x := range all {
-			if x.b.first <= l.End && x.b.last >= l.Start {
-				rank = i
-				break
-			}
-		}
+		rank, reg, all := explainBlocks(t, filepath.Join(dir, l.Log), l.Start, l.End)
 		ranks[min(rank, 5)]++
 		if os.Getenv("POLYLANE_EXPLAIN") == "v" && rank != 0 {
 			fmt.Printf("== %s gold %d-%d region %d-%d rank %d\n", l.Log, l.Start, l.End, reg.first, reg.last, rank)
@@ -76,11 +49,45 @@ func TestExplainLogChunks(t *testing.T) {
 					break
 				}
 				bl := x.b.lines[x.b.best]
-				fmt.Printf("   %3d [%d-%d] %s %.100q\n", x.s, x.b.first, x.b.last, bl.feat.class, bl.text)
+				fmt.Printf("   %3d [%d-%d] %s %.100q\n", x.score, x.b.first, x.b.last, bl.feat.class, bl.text)
 			}
 		}
 	}
 	t.Logf("total %d; rank of first overlapping block: %v (-1 = none)", total, ranks)
+}
+
+// scoredBlock is a candidate block with its final score.
+type scoredBlock struct {
+	b     *block
+	score int
+}
+
+// explainBlocks localises one log and returns the rank of the first block
+// overlapping lines start..end (-1 when none), the region and all blocks.
+func explainBlocks(t *testing.T, path string, start, end int) (int, region, []scoredBlock) {
+	lf, err := os.Open(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer lf.Close()
+	s := NewScanner(lf, Options{})
+	z := newLocalizer(nil)
+	for s.Scan() {
+		z.observe(s.n, s.clean, s.line.Kind, s.header, len(s.steps.spans)-1)
+	}
+	z.close()
+	reg := z.failureRegion(s.n, s.steps.spans)
+	var all []scoredBlock
+	for _, b := range z.blocks {
+		all = append(all, scoredBlock{b, z.blockScore(b, reg, s.steps.spans)})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
+	for i, x := range all {
+		if x.b.first <= end && x.b.last >= start {
+			return i, reg, all
+		}
+	}
+	return -1, reg, all
 }
 
 // TestExplainFile prints the analysis of the log named by POLYLANE_EXPLAIN_LOG
