@@ -223,6 +223,8 @@ var verbHints = []verbHint{
 	{regexp.MustCompile(`error when retrieving current configuration|error when creating|error when applying|error validating|resource mapping not found|no matches for kind`), map[string]bool{"apply": true, "create": true, "replace": true}},
 	{regexp.MustCompile(`(INSTALLATION|UPGRADE) FAILED|cannot re-use a name`), map[string]bool{"install": true, "upgrade": true}},
 	{regexp.MustCompile(`failed to create cluster`), map[string]bool{"create": true}},
+	{regexp.MustCompile(`Error acquiring the state lock`), map[string]bool{"plan": true, "apply": true, "destroy": true, "import": true, "refresh": true, "state": true}},
+	{regexp.MustCompile(`No names found, cannot describe|No tags can describe`), map[string]bool{"describe": true}},
 	{regexp.MustCompile(`pull rate limit|toomanyrequests|manifest unknown|pull access denied`), map[string]bool{"pull": true, "run": true, "build": true, "create": true}},
 }
 

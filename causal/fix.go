@@ -68,7 +68,12 @@ func (x *explainer) propose() {
 		x.fixNote = "The failure persists through the whole window, so a retry would not help; Polylane proposes no patch."
 		return
 	}
-	plan, err := fixes[x.rule.Fix](x)
+	shape, ok := fixes[x.rule.Fix]
+	if !ok {
+		x.fixNote = noPatchNote(x.rule.Category)
+		return
+	}
+	plan, err := shape(x)
 	if err != nil {
 		x.fixNote = "Polylane proposes no patch: " + strings.TrimPrefix(err.Error(), errNoFix.Error()+": ")
 		return

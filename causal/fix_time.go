@@ -155,7 +155,10 @@ func (x *explainer) ranToLimit(limit int) bool {
 	return j.CompletedAt.Sub(j.StartedAt) >= time.Duration(limit-1)*time.Minute
 }
 
-var rerunFailures = regexp.MustCompile(`pytest-rerunfailures`)
+var (
+	rerunFailures = regexp.MustCompile(`pytest-rerunfailures`)
+	productBug    = regexp.MustCompile(`DATA RACE|race detected|concurrent map|^panic: |nil pointer dereference|deadlock!|SIGSEGV`)
+)
 
 // fixTestRerun reruns failed tests with a bound when the runner supports it.
 func fixTestRerun(x *explainer) (*fixPlan, error) {
@@ -165,6 +168,9 @@ func fixTestRerun(x *explainer) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the test command was not located")
+	}
+	if productBug.MatchString(x.matched.Line.Text) || productBug.MatchString(x.cause.Text) {
+		return nil, noFix("a data race or crash is a bug in the code under test; rerunning would hide it")
 	}
 	var after string
 	var args []string

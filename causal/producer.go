@@ -64,6 +64,13 @@ func (x *explainer) producerOf() Producer {
 		}
 		return p
 	}
+	if x.rule != nil && x.rule.Producer == roleStep && x.step == nil && x.job != nil {
+		for _, s := range x.job.Steps {
+			if retiredAction.MatchString(s.Uses) {
+				return Producer{File: x.wf.Path, Line: s.UsesLine, Symbol: s.DisplayName()}
+			}
+		}
+	}
 	if s := x.serviceInCause(); s != nil && x.step == nil {
 		return Producer{File: x.wf.Path, Line: s.Line, Symbol: "services." + s.Name}
 	}

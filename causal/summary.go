@@ -149,13 +149,11 @@ func workloadWords(evs []event) string {
 func (x *explainer) whatHappened() string {
 	var b strings.Builder
 	fmt.Fprintf(&b, "The step %q of %s failed", x.stepName(), firstNonEmptyStr(x.in.WorkflowName, x.in.WorkflowPath))
-	if x.cause.Text != "" {
+	if x.chain.Mechanism.Summary == "" && x.cause.Text != "" {
 		fmt.Fprintf(&b, " with %s%s", quoteShort(x.cause.Text, ""), cite(x.ids["cause"]...))
 	}
 	b.WriteString(". ")
-	if x.chain.Mechanism.Summary != "" {
-		b.WriteString(x.chain.Mechanism.Summary)
-	}
+	b.WriteString(x.chain.Mechanism.Summary)
 	if x.in.Cadence != "" {
 		b.WriteString(" ")
 		b.WriteString(strings.TrimSuffix(capitalize(x.in.Cadence), ".") + ".")
