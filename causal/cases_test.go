@@ -271,3 +271,40 @@ func checkEvidence(t *testing.T, ch *causal.Chain) {
 		}
 	}
 }
+
+// TestSyntheticCasesAnalyzed runs every case with the cause lines the
+// analysis engine picks from the log, as the pipeline does, and checks the
+// mechanism, the producer file and whether a patch is offered.
+func TestSyntheticCasesAnalyzed(t *testing.T) {
+	files, _ := filepath.Glob(filepath.Join("testdata", "cases", "*.txtar"))
+	for _, f := range files {
+		name := strings.TrimSuffix(filepath.Base(f), ".txtar")
+		t.Run(name, func(t *testing.T) {
+			c := parseCase(t, f)
+			in := c.input(t)
+			res, err := analysis.Analyze(bytes.NewReader(rawLog(c.log)), analysis.Options{Steps: in.Job.Steps})
+			if err != nil {
+				t.Fatalf("analyze: %v", err)
+			}
+			in.Result = res
+			exp, err := causal.Explain(in)
+			if err != nil {
+				t.Fatalf("explain: %v", err)
+			}
+			w, ch := c.spec.Want, exp.Chain
+			var top string
+			if len(res.Lines) > 0 {
+				top = res.Lines[0].Text
+			}
+			if ch.Mechanism.Category != w.Mechanism {
+				t.Errorf("mechanism = %q, want %q (analysis cause %q)", ch.Mechanism.Category, w.Mechanism, top)
+			}
+			if w.ProducerFile != nil && ch.Producer.File != *w.ProducerFile {
+				t.Errorf("producer file = %q, want %q (analysis cause %q)", ch.Producer.File, *w.ProducerFile, top)
+			}
+			if (exp.Patch != nil) != w.Patch {
+				t.Errorf("patch = %v, want %v (analysis cause %q): %s", exp.Patch != nil, w.Patch, top, exp.WhyThisFix)
+			}
+		})
+	}
+}

@@ -169,7 +169,7 @@ func fixTestRerun(x *explainer) (*fixPlan, error) {
 	if n == nil {
 		return nil, noFix("the test command was not located")
 	}
-	if productBug.MatchString(x.matched.Line.Text) || productBug.MatchString(x.cause.Text) {
+	if x.productBug() {
 		return nil, noFix("a data race or crash is a bug in the code under test; rerunning would hide it")
 	}
 	var after string
@@ -206,6 +206,22 @@ func fixTestRerun(x *explainer) (*fixPlan, error) {
 	rationale := fmt.Sprintf("The failing test comes and goes across the window%s. The patch lets `%s` rerun only the tests that failed, at most twice, and the runner reports them as flaky, so the flake stays visible while it no longer fails the run. The test itself still deserves a fix.",
 		cite(append(x.ids["cause"], x.ids["runs"]...)...), commandName(n))
 	return &fixPlan{Title: "Rerun failed tests at most twice", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
+}
+
+// productBug reports whether the failing step shows a data race, a panic or
+// a crash of the code under test.
+func (x *explainer) productBug() bool {
+	for _, t := range x.texts {
+		if productBug.MatchString(t.Line.Text) {
+			return true
+		}
+	}
+	for _, l := range x.log.Lines {
+		if productBug.MatchString(l.Text) {
+			return true
+		}
+	}
+	return false
 }
 
 // repoMentions reports whether a top-level file whose name starts with one
