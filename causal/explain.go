@@ -173,6 +173,10 @@ func (x *explainer) fallbackCause() logLine {
 	return generic
 }
 
+// maxTraceLines bounds the lines before the cause that are aligned with the
+// harness: the last ones matter.
+const maxTraceLines = 4000
+
 // trace aligns the log with the harness and finds the emitter and events.
 func (x *explainer) trace() {
 	before := x.log.before()
@@ -181,7 +185,11 @@ func (x *explainer) trace() {
 	if x.tr == nil {
 		return
 	}
-	x.hits = x.tr.trace(before)
+	traced := before
+	if len(traced) > maxTraceLines {
+		traced = traced[len(traced)-maxTraceLines:]
+	}
+	x.hits = x.tr.trace(traced)
 	if x.log.Cause >= 0 {
 		// make's error line comes after the cause; trace the tail too.
 		tail := x.log.Lines[x.log.Cause:]
@@ -202,10 +210,12 @@ func (x *explainer) trace() {
 func (x *explainer) causeContext() string {
 	var b strings.Builder
 	b.WriteString(x.cause.Text)
-	for _, t := range x.texts {
-		if t.Primary && t.Line.N != x.cause.N {
-			b.WriteString("\n")
-			b.WriteString(t.Line.Text)
+	for _, primary := range []bool{true, false} {
+		for _, t := range x.texts {
+			if t.Primary == primary && t.Line.N != x.cause.N {
+				b.WriteString("\n")
+				b.WriteString(t.Line.Text)
+			}
 		}
 	}
 	return b.String()

@@ -37,6 +37,22 @@ func sharedDir(t *testing.T) string {
 // trigger class.
 func explainScenario(t *testing.T, dir string) (*causal.Explanation, *scenario.Scenario) {
 	t.Helper()
+	in, s := scenarioInputs(t, dir)
+	exp, err := causal.Explain(in)
+	if err != nil {
+		t.Fatalf("explain: %v", err)
+	}
+	return exp, s
+}
+
+func scenarioInput(tb testing.TB, dir string) causal.Input {
+	in, _ := scenarioInputs(tb, dir)
+	return in
+}
+
+// scenarioInputs builds the causal input of a scenario from its diagnosis.
+func scenarioInputs(t testing.TB, dir string) (causal.Input, *scenario.Scenario) {
+	t.Helper()
 	out, s, err := diagnosis.DiagnoseScenario(os.DirFS(dir), diagnosis.Options{})
 	if err != nil {
 		t.Fatalf("diagnose %s: %v", dir, err)
@@ -73,11 +89,7 @@ func explainScenario(t *testing.T, dir string) (*causal.Explanation, *scenario.S
 		Class:   cls, Classes: out.Classes, Window: d.Window, Verdict: d.Verdict,
 		Cadence: d.Cadence, Occurrences: occs,
 	}
-	exp, err := causal.Explain(in)
-	if err != nil {
-		t.Fatalf("explain: %v", err)
-	}
-	return exp, s
+	return in, s
 }
 
 // TestExampleScenarios checks the causal facts of every example scenario's
@@ -178,4 +190,29 @@ func sorted(s []string) []string {
 
 func contains(s, sub string) bool {
 	return len(sub) == 0 || (len(s) >= len(sub) && (s[:len(sub)] == sub || contains(s[1:], sub)))
+}
+
+// BenchmarkExplainScenarios measures Explain alone (the diagnosis it needs
+// is computed once) on every example scenario.
+func BenchmarkExplainScenarios(b *testing.B) {
+	dir := os.Getenv("POLYLANE_SHARED_DIR")
+	if dir == "" {
+		dir = filepath.Join("..", "..", "shared")
+	}
+	entries, err := os.ReadDir(filepath.Join(dir, "scenarios"))
+	if err != nil {
+		b.Skipf("shared scenarios not found: %v", err)
+	}
+	for _, e := range entries {
+		sdir := filepath.Join(dir, "scenarios", e.Name())
+		b.Run(e.Name(), func(b *testing.B) {
+			in := scenarioInput(b, sdir)
+			b.ResetTimer()
+			for i := 0; i < b.N; i++ {
+				if _, err := causal.Explain(in); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
+	}
 }

@@ -34,6 +34,7 @@ var toolHints = []toolHint{
 	{regexp.MustCompile(`(?i)pytest|^FAILED \S+\.py::|^E\s+AssertionError`), []string{"pytest", "python", "python3", "tox", "nox"}},
 	{regexp.MustCompile(`(?i)terraform|state lock`), []string{"terraform", "tofu"}},
 	{regexp.MustCompile(`(?i)cargo|rustc|^error\[E\d+\]`), []string{"cargo"}},
+	{regexp.MustCompile(`cc1plus|cc1\b|collect2|^(c\+\+|g\+\+|gcc|clang(\+\+)?|ld): |^g?make(\[\d+\])?: \*\*\*`), []string{"make", "gmake", "ninja", "cmake"}},
 	{regexp.MustCompile(`(?i)playwright|Test timeout of \d+ms exceeded`), []string{"playwright", "npx"}},
 }
 
@@ -71,17 +72,14 @@ var quiet = map[string]bool{
 }
 
 // harnessCall reports whether a command only calls into other harness code
-// (its children carry the real commands).
+// that was resolved (its children carry the real commands). A make or task
+// call whose file is not in the repository is a command of its own.
 func harnessCall(n *harness.Node) bool {
 	for _, c := range n.Children {
 		switch c.Kind {
 		case harness.NodeTask, harness.NodeTarget, harness.NodeScript, harness.NodePackage, harness.NodeFunc:
 			return true
 		}
-	}
-	switch n.Tool() {
-	case "task", "go-task", "make", "gmake":
-		return true
 	}
 	return false
 }
