@@ -1,0 +1,199 @@
+package report
+
+import (
+	"regexp"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// wordJoiner is an invisible character placed after "@", "#", "://" and
+// "www" in untrusted text, so that GitHub neither notifies people, nor links
+// issue references, nor turns URLs into links.
+const wordJoiner = "\u2060"
+
+// clean makes untrusted text one line: control and format characters
+// (newlines, escape sequences, bidirectional overrides, zero-width
+// characters) become spaces, invalid UTF-8 becomes U+FFFD, and runs of
+// spaces collapse to one.
+func clean(s string) string {
+	var b strings.Builder
+	b.Grow(len(s))
+	space := false
+	for i, r := range s {
+		if r == utf8.RuneError && !validAt(s, i) {
+			r = unicode.ReplacementChar
+		}
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) {
+			if !space {
+				b.WriteByte(' ')
+			}
+			space = true
+			continue
+		}
+		space = false
+		b.WriteRune(r)
+	}
+	return strings.TrimSpace(b.String())
+}
+
+// validAt reports whether the rune at byte i of s is a real U+FFFD rather
+// than an invalid byte.
+func validAt(s string, i int) bool {
+	_, size := utf8.DecodeRuneInString(s[i:])
+	return size == 3
+}
+
+// clip shortens s to at most n runes, marking the cut with an ellipsis.
+// n <= 0 means no limit.
+func clip(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n == 1 {
+		return "…"
+	}
+	r := []rune(s)
+	return strings.TrimRight(string(r[:n-1]), " ") + "…"
+}
+
+// clipTail keeps the last n runes of s (the end of a log line usually holds
+// the error), marking the cut with a leading ellipsis.
+func clipTail(s string, n int) string {
+	if n <= 0 || utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	if n == 1 {
+		return "…"
+	}
+	r := []rune(s)
+	return "…" + strings.TrimLeft(string(r[len(r)-n+1:]), " ")
+}
+
+// blockLead matches text that would open a block at the start of a line
+// or list item: a bullet, a setext or thematic-break run, or an ordered
+// list number; the last character of the match gets a backslash.
+var blockLead = regexp.MustCompile(`^(?:[-+=]|[0-9]{1,9}[.)])`)
+
+// mdEscaped lists the ASCII characters that text escapes with a backslash:
+// everything that can open inline markdown structure (emphasis, code,
+// links and images through "["), HTML, entities, math or a table cell.
+const mdEscaped = "\\`*_[]<>|~&$#"
+
+// text renders untrusted text as inert markdown: one line, at most n runes,
+// every structural character escaped, and mentions, issue references and
+// URLs broken with an invisible word joiner.
+func text(s string, n int) string {
+	return escapeText(clip(clean(s), n))
+}
+
+// escapeText escapes one line of untrusted text (see text) as it is. A
+// leading list, heading or quote marker is escaped too, so that the text
+// cannot open a block where it starts a list item or a line.
+func escapeText(s string) string {
+	var b strings.Builder
+	if blockLead.MatchString(s) {
+		i := blockLead.FindStringIndex(s)[1] - 1
+		b.WriteString(s[:i])
+		b.WriteByte('\\')
+		s = s[i:]
+	}
+	b.Grow(len(s) + len(s)/4)
+	rs := []rune(s)
+	for i, r := range rs {
+		if r < utf8.RuneSelf && strings.ContainsRune(mdEscaped, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+		switch {
+		case r == '@' || r == '#':
+			b.WriteString(wordJoiner)
+		case r == ':' && i+2 < len(rs) && rs[i+1] == '/' && rs[i+2] == '/':
+			b.WriteString(wordJoiner)
+		case (r == 'w' || r == 'W') && i+1 < len(rs) && rs[i+1] == '.' && i >= 2 &&
+			strings.EqualFold(string(rs[i-2:i+1]), "www"):
+			b.WriteString(wordJoiner)
+		}
+	}
+	return b.String()
+}
+
+// code renders untrusted text as an inline code span: one line, at most n
+// runes, fenced with more backticks than any run inside it. GitHub does not
+// interpret markdown, HTML, mentions, references or URLs in code spans.
+func code(s string, n int) string {
+	s = clip(clean(s), n)
+	if s == "" {
+		return "(empty)"
+	}
+	longest, run := 0, 0
+	for _, r := range s {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// prose renders text that Polylane wrote but that quotes untrusted input
+// (commands, log excerpts): backtick-delimited parts become code spans and
+// the rest is escaped as text. With an odd number of backticks the pairing
+// is unknown, and the whole is escaped as text. Either way every part is
+// inert.
+func prose(s string, n int) string {
+	s = clip(clean(s), n)
+	if strings.Count(s, "`")%2 != 0 {
+		return text(s, 0)
+	}
+	parts := strings.Split(s, "`")
+	var b strings.Builder
+	for i, p := range parts {
+		switch {
+		case i%2 == 1:
+			b.WriteString(code(p, 0))
+		case p != "":
+			b.WriteString(escapeText(p))
+		}
+	}
+	return b.String()
+}
+
+// fenced renders untrusted multi-line text as a fenced code block with the
+// given info string, fenced with more backticks than any run inside it.
+// Control characters other than newline and tab are replaced.
+func fenced(info, body string) string {
+	body = strings.Map(func(r rune) rune {
+		if r == '\n' || r == '\t' {
+			return r
+		}
+		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) {
+			return '?'
+		}
+		return r
+	}, strings.ToValidUTF8(body, "\uFFFD"))
+	longest, run := 0, 0
+	for _, r := range body {
+		if r == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", max(3, longest+1))
+	body = strings.TrimRight(body, "\n")
+	return fence + info + "\n" + body + "\n" + fence + "\n"
+}
+
+// plain makes untrusted text safe for places that GitHub shows as plain
+// text (a pull-request title): one line, at most n runes.
+func plain(s string, n int) string {
+	return clip(clean(s), n)
+}
