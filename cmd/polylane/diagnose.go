@@ -14,6 +14,7 @@ import (
 
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/causal/diagnosis"
+	"github.com/polylane/polylane/server/report"
 )
 
 func init() {
@@ -31,7 +32,8 @@ Flags:
   --run ID         diagnose this run instead of the scenario's trigger run
   --window N       number of runs in the window (default 100)
   --json           print the polylane.diagnosis/v1 JSON document (same as --format json)
-  --format FORMAT  text (default) or json; markdown is not available yet
+  --format FORMAT  text (default), json, or markdown (the assessment comment
+                   Polylane posts on GitHub)
 
 Exit status: 0 diagnosed, 1 the diagnosis failed, 2 bad flags or unreadable input.
 `
@@ -59,9 +61,12 @@ func runDiagnose(_ context.Context, inv *invocation) int {
 		fmt.Fprintf(inv.stderr, "polylane diagnose: %s: %s\n", f.scenario, diagOneLine(err.Error()))
 		return exitUsage
 	}
-	if f.format == "json" {
+	switch f.format {
+	case "json":
 		err = writeDiagnosisJSON(inv.stdout, out.Diagnosis)
-	} else {
+	case "markdown":
+		err = writeDiagnosisMarkdown(inv.stdout, out.Diagnosis)
+	default:
 		err = writeDiagnosisText(inv.stdout, out.Diagnosis)
 	}
 	if err != nil {
@@ -98,11 +103,9 @@ func parseDiagnoseFlags(args []string) (diagnoseFlags, error) {
 		f.format = "json"
 	}
 	switch f.format {
-	case "json", "text":
-	case "markdown":
-		return f, errors.New("--format markdown is not available yet (use text or json)")
+	case "json", "text", "markdown":
 	default:
-		return f, fmt.Errorf("unknown --format %q (want text or json)", f.format)
+		return f, fmt.Errorf("unknown --format %q (want text, json or markdown)", f.format)
 	}
 	return f, nil
 }
@@ -112,6 +115,17 @@ func writeDiagnosisJSON(w io.Writer, d *diagnosis.Diagnosis) error {
 	enc.SetEscapeHTML(false)
 	enc.SetIndent("", "  ")
 	return enc.Encode(d)
+}
+
+// writeDiagnosisMarkdown prints the assessment comment, as the server
+// would post it on a pull request.
+func writeDiagnosisMarkdown(w io.Writer, d *diagnosis.Diagnosis) error {
+	md, err := report.Comment(d, report.Options{})
+	if err != nil {
+		return err
+	}
+	_, err = io.WriteString(w, md)
+	return err
 }
 
 // writeDiagnosisText prints the readable form: run, failing step, cause

@@ -47,7 +47,7 @@ func TestDiagnoseBadInput(t *testing.T) {
 		{"bad runs.json", []string{"diagnose", "--scenario", bad}, "runs.json: invalid JSON at line 3"},
 		{"green run", []string{"diagnose", "--scenario", success, "--run", "5000000"}, "did not fail"},
 		{"bad window", []string{"diagnose", "--scenario", success, "--window", "0"}, "--window must be positive"},
-		{"markdown", []string{"diagnose", "--scenario", success, "--format", "markdown"}, "not available yet"},
+		{"bad format", []string{"diagnose", "--scenario", success, "--format", "html"}, "unknown --format"},
 		{"unknown flag", []string{"diagnose", "--scenaro", success}, "flag provided but not defined"},
 	}
 	for _, tt := range tests {
@@ -102,6 +102,18 @@ func TestDiagnoseText(t *testing.T) {
 	}
 	if out != string(want) {
 		t.Errorf("text output differs from %s:\n%s", golden, out)
+	}
+}
+
+func TestDiagnoseMarkdown(t *testing.T) {
+	code, out, errOut := runCLI("diagnose", "--scenario", synthetic("regression-unit-test"), "--format", "markdown")
+	if code != exitOK {
+		t.Fatalf("code %d: %s", code, errOut)
+	}
+	for _, want := range []string{"<!-- polylane:assessment v1 ", "```mermaid\nflowchart TD", "#### Causal chain", "@polylane help"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("markdown output lacks %q:\n%s", want, out)
+		}
 	}
 }
 
