@@ -15,6 +15,7 @@ func init() {
 	fixes["apt-lock"] = fixAptLock
 	fixes["state-lock"] = fixStateLock
 	fixes["fetch-depth"] = fixFetchDepth
+	fixes["go-test-timeout"] = fixGoTestTimeout
 }
 
 // fixImageRegistry moves image references off the frozen k8s.gcr.io

@@ -125,6 +125,9 @@ func fixRolloutStatus(x *explainer) (*fixPlan, error) {
 	}
 	wls := x.changedWorkloads()
 	if len(wls) == 0 {
+		if t := x.find.Trigger; t != nil && t.Tool() == "helm" && !strings.Contains(t.Text, "--wait") {
+			return helmWait(x, t)
+		}
 		return nil, noFix("the log does not name the workloads that were changed")
 	}
 	base := flagsOf(anchor)
@@ -175,6 +178,25 @@ func fixRolloutStatus(x *explainer) (*fixPlan, error) {
 		Rationale: rationale,
 		Edits:     []patch.FileEdit{edit(site, out)},
 	}, nil
+}
+
+// helmWait makes a helm upgrade wait for its release to roll out.
+func helmWait(x *explainer, n *harness.Node) (*fixPlan, error) {
+	site, err := x.siteOf(n)
+	if err != nil {
+		return nil, err
+	}
+	line, end := n.Cmd.Line, n.Cmd.EndLine
+	if site.Host == patch.HostMakefile {
+		line, end = site.Line, site.EndLine
+	}
+	out, err := patch.AddArgs(site.Content, line, end, subcommandWord(n), []string{"--wait", "--timeout", "5m"})
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	rationale := fmt.Sprintf("`%s` returned as soon as the new release was stored%s, while its pods were still being replaced, and the next call failed against them%s. With --wait, helm returns only when the release's Deployments and StatefulSets have rolled out (up to 5 minutes).",
+		commandName(n), cite(x.ids["changes"]...), cite(x.ids["cause"]...))
+	return &fixPlan{Title: "Wait for the Helm upgrade to roll out", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
 }
 
 var validDuration = regexp.MustCompile(`^\d+(s|m|h)$|^\d+m\d+s$`)

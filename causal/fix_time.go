@@ -57,6 +57,20 @@ func raised(v string) string {
 	return ""
 }
 
+// doubled returns twice a Go duration, capped; "" when it is already at
+// the cap or unreadable.
+func doubled(v string, limit time.Duration) string {
+	d, err := time.ParseDuration(v)
+	if err != nil || d >= limit {
+		return ""
+	}
+	d = min(2*d, limit)
+	if d%time.Minute == 0 {
+		return strconv.Itoa(int(d/time.Minute)) + "m"
+	}
+	return d.String()
+}
+
 // fixRaiseTimeout gives a wait a realistic bound.
 func fixRaiseTimeout(x *explainer) (*fixPlan, error) {
 	n := x.fixTarget()
@@ -101,6 +115,56 @@ func fixRaiseTimeout(x *explainer) (*fixPlan, error) {
 	rationale := fmt.Sprintf("`%s` gave up after %s%s. On a shared CI runner, pulling images and starting pods on a cold cluster regularly takes longer; the patch raises the bound to %s. The wait still fails if the workload never becomes ready, so a crash is not hidden.",
 		commandName(n), from, cite(append(x.ids["cause"], x.ids["emitter"]...)...), to)
 	return &fixPlan{Title: "Give " + commandName(n) + " a realistic timeout", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
+}
+
+// fixGoTestTimeout gives go test a longer -timeout (its default is 10m).
+func fixGoTestTimeout(x *explainer) (*fixPlan, error) {
+	n := x.fixTarget()
+	if n == nil || n.Tool() != "go" || subcommand(n) != "test" {
+		return nil, noFix("the command that timed out is not go test")
+	}
+	if x.productBug() {
+		return nil, noFix("the goroutine dump points at a deadlock or crash in the code under test")
+	}
+	site, err := x.siteOf(n)
+	if err != nil {
+		return nil, err
+	}
+	line, end := n.Cmd.Line, n.Cmd.EndLine
+	if site.Host == patch.HostMakefile {
+		line, end = site.Line, site.EndLine
+	}
+	from, to := "10m (go test's default)", "20m"
+	var out []byte
+	if word, value := goTimeoutFlag(n); word != "" {
+		to = doubled(value, 30*time.Minute)
+		if to == "" {
+			return nil, noFix("go test already allows %s; a longer bound would hide a hang", value)
+		}
+		from = value
+		out, err = patch.ReplaceWord(site.Content, line, end, word, strings.Replace(word, value, to, 1))
+	} else {
+		out, err = patch.AddArgs(site.Content, line, end, subcommandWord(n), []string{"-timeout", to})
+	}
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	rationale := fmt.Sprintf("go test aborted the run after %s%s. The patch raises the bound to %s; a test that really hangs still fails, with its goroutine dump.", from, cite(x.ids["cause"]...), to)
+	return &fixPlan{Title: "Give go test a longer timeout", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
+}
+
+// goTimeoutFlag finds go test's -timeout flag as written and its value.
+func goTimeoutFlag(n *harness.Node) (string, string) {
+	w := n.Cmd.Words
+	for i, a := range w {
+		switch {
+		case strings.HasPrefix(a, "-timeout=") || strings.HasPrefix(a, "--timeout="):
+			return a, a[strings.IndexByte(a, '=')+1:]
+		case (a == "-timeout" || a == "--timeout") && i+1 < len(w):
+			return a + " " + w[i+1], w[i+1]
+		}
+	}
+	return "", ""
 }
 
 // fixRaiseJobTimeout raises a job or step time limit the run reached.
@@ -158,6 +222,7 @@ func (x *explainer) ranToLimit(limit int) bool {
 var (
 	rerunFailures = regexp.MustCompile(`pytest-rerunfailures`)
 	productBug    = regexp.MustCompile(`DATA RACE|race detected|concurrent map|^panic: |nil pointer dereference|deadlock!|SIGSEGV`)
+	testTimeout   = regexp.MustCompile(`^panic: test timed out`)
 )
 
 // fixTestRerun reruns failed tests with a bound when the runner supports it.
@@ -211,13 +276,14 @@ func fixTestRerun(x *explainer) (*fixPlan, error) {
 // productBug reports whether the failing step shows a data race, a panic or
 // a crash of the code under test.
 func (x *explainer) productBug() bool {
+	bug := func(s string) bool { return productBug.MatchString(s) && !testTimeout.MatchString(s) }
 	for _, t := range x.texts {
-		if productBug.MatchString(t.Line.Text) {
+		if bug(t.Line.Text) {
 			return true
 		}
 	}
 	for _, l := range x.log.Lines {
-		if productBug.MatchString(l.Text) {
+		if bug(l.Text) {
 			return true
 		}
 	}
