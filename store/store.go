@@ -20,6 +20,7 @@ type Store interface {
 	Runs
 	Failures
 	Publications
+	Dashboard
 }
 
 // Lifecycle is the connection, schema and health side of a Store.

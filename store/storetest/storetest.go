@@ -40,6 +40,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"FixPullRequests", testFixPullRequests},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"QueueWorksJobs", testQueueWorksJobs},
+		{"Dashboard", testDashboard},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -1,0 +1,263 @@
+package sqlstore
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/polylane/polylane/store"
+)
+
+// maxDashboardRepos bounds the repositories one dashboard query covers.
+const maxDashboardRepos = 1000
+
+// secondsPerDay converts between Unix days and times.
+const secondsPerDay = 86400
+
+// addIn appends "col IN (…)" for ids to f.
+func addIn(f *filter, col string, ids []int64) {
+	marks := strings.TrimSuffix(strings.Repeat("?, ", len(ids)), ", ")
+	values := make([]any, len(ids))
+	for i, id := range ids {
+		values[i] = id
+	}
+	f.add(col+" IN ("+marks+")", values...)
+}
+
+// checkRepos validates the repositories of a dashboard query.
+func checkRepos(ids []int64) error {
+	if len(ids) == 0 || len(ids) > maxDashboardRepos {
+		return invalid("dashboard query over %d repositories: want 1 to %d", len(ids), maxDashboardRepos)
+	}
+	return nil
+}
+
+// unixDay is the number of the UTC day that holds t.
+func unixDay(t time.Time) int64 {
+	s := t.Unix()
+	d := s / secondsPerDay
+	if s%secondsPerDay < 0 {
+		d--
+	}
+	return d
+}
+
+// dayBounds returns the first day starting at or after from and the first
+// day starting at or after to (zero times: the widest range).
+func dayBounds(from, to time.Time) (lo, hi int64) {
+	lo, hi = -1<<40, 1<<40
+	if !from.IsZero() {
+		lo = unixDay(from)
+		if from.After(dayTime(lo)) {
+			lo++
+		}
+	}
+	if !to.IsZero() {
+		hi = unixDay(to)
+		if to.After(dayTime(hi)) {
+			hi++
+		}
+	}
+	return lo, hi
+}
+
+// dayTime is midnight UTC of a Unix day.
+func dayTime(day int64) time.Time { return time.Unix(day*secondsPerDay, 0).UTC() }
+
+// ListWorkflows lists the workflows seen in some repositories.
+func (s *Records) ListWorkflows(ctx context.Context, repositoryIDs []int64) ([]store.WorkflowSummary, error) {
+	if err := checkRepos(repositoryIDs); err != nil {
+		return nil, err
+	}
+	var f filter
+	addIn(&f, "repository_id", repositoryIDs)
+	query := `SELECT repository_id, workflow_id, name, path, last_run_at FROM dashboard_workflows` + f.where() +
+		` ORDER BY repository_id, name, workflow_id`
+	var list []store.WorkflowSummary
+	err := s.db.Read(ctx, func(tx Tx) error {
+		rows, err := tx.Query(ctx, query, f.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var w store.WorkflowSummary
+			if err := rows.Scan(&w.RepositoryID, &w.WorkflowID, &w.Name, &w.Path, at(&w.LastRunAt)); err != nil {
+				return err
+			}
+			list = append(list, w)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list workflows of %d repositories: %w", len(repositoryIDs), err)
+	}
+	return list, nil
+}
+
+// RunDays counts run attempts per day, workflow and conclusion.
+func (s *Records) RunDays(ctx context.Context, q store.DayQuery) ([]store.RunDay, error) {
+	if err := checkRepos(q.RepositoryIDs); err != nil {
+		return nil, err
+	}
+	var f filter
+	addIn(&f, "repository_id", q.RepositoryIDs)
+	lo, hi := dayBounds(q.From, q.To)
+	f.add("day >= ?", lo)
+	f.add("day < ?", hi)
+	if q.WorkflowID != 0 {
+		f.add("workflow_id = ?", q.WorkflowID)
+	}
+	query := `SELECT repository_id, workflow_id, day, conclusion, runs FROM dashboard_run_days` + f.where() +
+		` ORDER BY repository_id, workflow_id, day, conclusion`
+	var list []store.RunDay
+	err := s.db.Read(ctx, func(tx Tx) error {
+		rows, err := tx.Query(ctx, query, f.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d store.RunDay
+			var day int64
+			if err := rows.Scan(&d.RepositoryID, &d.WorkflowID, &day, &d.Conclusion, &d.Runs); err != nil {
+				return err
+			}
+			d.Day = dayTime(day)
+			list = append(list, d)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count runs per day: %w", err)
+	}
+	return list, nil
+}
+
+// occurrenceWindow is the filter of occurrences joined with their runs.
+func occurrenceWindow(q store.DayQuery) filter {
+	var f filter
+	addIn(&f, "o.repository_id", q.RepositoryIDs)
+	if !q.From.IsZero() {
+		f.add("o.occurred_at >= ?", norm(q.From))
+	}
+	if !q.To.IsZero() {
+		f.add("o.occurred_at < ?", norm(q.To))
+	}
+	if q.WorkflowID != 0 {
+		f.add("r.workflow_id = ?", q.WorkflowID)
+	}
+	if q.ClassID != "" {
+		f.add("o.class_id = ?", q.ClassID)
+	}
+	return f
+}
+
+const occurrenceJoin = ` FROM failure_occurrences o JOIN workflow_runs r
+    ON r.repository_id = o.repository_id AND r.run_id = o.run_id AND r.attempt = o.attempt`
+
+// ClassDays counts failed run attempts per day, workflow and class.
+func (s *Records) ClassDays(ctx context.Context, q store.DayQuery) ([]store.ClassDay, error) {
+	if err := checkRepos(q.RepositoryIDs); err != nil {
+		return nil, err
+	}
+	f := occurrenceWindow(q)
+	query := `SELECT o.repository_id, r.workflow_id, r.created_at, o.run_id, o.attempt, o.class_id` + occurrenceJoin +
+		f.where() + ` ORDER BY o.repository_id, o.run_id, o.attempt, o.job_id, o.step_number`
+	type key struct {
+		repo, workflow, day int64
+		class               string
+	}
+	counts := map[key]int{}
+	var order []key
+	err := s.db.Read(ctx, func(tx Tx) error {
+		rows, err := tx.Query(ctx, query, f.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		var lastRepo, lastRun int64
+		lastAttempt := -1
+		for rows.Next() {
+			var repo, workflow, run int64
+			var attempt int
+			var created time.Time
+			var class string
+			if err := rows.Scan(&repo, &workflow, at(&created), &run, &attempt, &class); err != nil {
+				return err
+			}
+			if repo == lastRepo && run == lastRun && attempt == lastAttempt {
+				continue // the attempt counts for its first failing step only
+			}
+			lastRepo, lastRun, lastAttempt = repo, run, attempt
+			k := key{repo, workflow, unixDay(created), class}
+			if counts[k] == 0 {
+				order = append(order, k)
+			}
+			counts[k]++
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count failure classes per day: %w", err)
+	}
+	list := make([]store.ClassDay, len(order))
+	for i, k := range order {
+		list[i] = store.ClassDay{RepositoryID: k.repo, WorkflowID: k.workflow, Day: dayTime(k.day), ClassID: k.class, Runs: counts[k]}
+	}
+	sortClassDays(list)
+	return list, nil
+}
+
+// sortClassDays orders per-day class counts by repository, workflow, day
+// and class.
+func sortClassDays(list []store.ClassDay) {
+	less := func(a, b store.ClassDay) int {
+		switch {
+		case a.RepositoryID != b.RepositoryID:
+			return cmp.Compare(a.RepositoryID, b.RepositoryID)
+		case a.WorkflowID != b.WorkflowID:
+			return cmp.Compare(a.WorkflowID, b.WorkflowID)
+		case !a.Day.Equal(b.Day):
+			return a.Day.Compare(b.Day)
+		}
+		return strings.Compare(a.ClassID, b.ClassID)
+	}
+	slices.SortFunc(list, less)
+}
+
+// ClassRunCounts counts the run attempts in which each class occurred.
+func (s *Records) ClassRunCounts(ctx context.Context, q store.DayQuery) ([]store.ClassRunCount, error) {
+	if err := checkRepos(q.RepositoryIDs); err != nil {
+		return nil, err
+	}
+	f := occurrenceWindow(q)
+	query := `SELECT repository_id, workflow_id, class_id, count(*), max(last_seen) FROM (
+SELECT o.repository_id, r.workflow_id, o.class_id, o.run_id, o.attempt, max(o.occurred_at) AS last_seen` +
+		occurrenceJoin + f.where() + `
+GROUP BY o.repository_id, r.workflow_id, o.class_id, o.run_id, o.attempt) per_run
+GROUP BY repository_id, workflow_id, class_id ORDER BY repository_id, workflow_id, count(*) DESC, class_id`
+	var list []store.ClassRunCount
+	err := s.db.Read(ctx, func(tx Tx) error {
+		rows, err := tx.Query(ctx, query, f.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c store.ClassRunCount
+			if err := rows.Scan(&c.RepositoryID, &c.WorkflowID, &c.ClassID, &c.Runs, at(&c.LastSeen)); err != nil {
+				return err
+			}
+			list = append(list, c)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count runs per failure class: %w", err)
+	}
+	return list, nil
+}
