@@ -46,3 +46,15 @@ clean: ## remove build and coverage output
 #   test-browser      dashboard tests in headless Chromium
 #   test-reliability  crash, restart and fault-injection tests
 # ---------------------------------------------------------------------------
+
+.PHONY: bench bench-accuracy
+
+bench-accuracy: ## cause-line, signature and grouping accuracy against ../shared/data (one table)
+	POLYLANE_ACCURACY=1 $(GO) test ./analysis/accuracy -run TestAccuracyReport -count=1 -v
+
+bench: ## benchmarks: analysis speed on one core, peak RSS on a 1 GB log, diagnose at 100/1k/10k runs
+	GOMAXPROCS=1 $(GO) test ./analysis -run '^$$' -bench . -benchtime=1s -benchmem
+	GOMAXPROCS=1 $(GO) test ./analysis/accuracy -run '^$$' -bench AnalyzeLogChunks -benchtime=3x
+	POLYLANE_RSS=1 $(GO) test ./analysis/accuracy -run TestPeakRSS -count=1 -v
+	GOMAXPROCS=1 $(GO) test ./causal/diagnosis -run '^$$' -bench DiagnoseScale -benchtime 1x -cpu 1
+	GOMAXPROCS=1 $(GO) test ./analysis/history -run '^$$' -bench ClusterDistinct -benchtime 1x -cpu 1
