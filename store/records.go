@@ -81,6 +81,11 @@ type WorkflowRun struct {
 	CreatedAt    time.Time // GitHub's created_at; orders the run history
 	HTMLURL      string
 	UpdatedAt    time.Time // set by the store
+	// Detail is the run as the pipeline reads it (an analysis.Run JSON
+	// document, with pull requests, head commit and actor); empty when only
+	// the columns above are known. Upserting an empty Detail keeps the
+	// stored one.
+	Detail json.RawMessage
 }
 
 // Key returns the run's key.
@@ -127,6 +132,10 @@ type Occurrence struct {
 	Unknown      bool // the log could not be read or no cause was found
 	ClassID      string
 	OccurredAt   time.Time // the run's created_at
+	// Detail is the occurrence as the history stage computed it (a
+	// history.Occurrence JSON document), so that a later diagnosis reuses it
+	// instead of reading the log again; empty when not kept.
+	Detail json.RawMessage
 }
 
 // FailureClass is a cluster of failures of one step that share a cause, per
@@ -146,6 +155,11 @@ type FailureClass struct {
 	Muted        bool
 	MuteReason   string
 	UpdatedAt    time.Time // set by the store
+	// Detail is the class as the history stage computed it (a
+	// history.Class JSON document with its runs and members), which the next
+	// diagnosis of the workflow passes back to keep class ids stable; empty
+	// when not kept.
+	Detail json.RawMessage
 }
 
 // Diagnosis is the stored polylane.diagnosis/v1 document of one run attempt.
@@ -203,4 +217,14 @@ type FixPullRequest struct {
 	CreatedAt    time.Time // set by the store when zero
 	UpdatedAt    time.Time
 	ClosedAt     time.Time // optional
+}
+
+// CacheEntry is one entry of the GitHub response cache: a conditional
+// request's validator with the body it validated, a tree by commit, a blob by
+// object name. Keys are chosen by the caller and namespaced by repository.
+type CacheEntry struct {
+	Key       string
+	ETag      string // the validator to send as If-None-Match; may be empty
+	Body      []byte
+	UpdatedAt time.Time // set by the store
 }

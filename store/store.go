@@ -21,6 +21,8 @@ type Store interface {
 	Failures
 	Publications
 	Dashboard
+	Cache
+	Locks
 }
 
 // Lifecycle is the connection, schema and health side of a Store.
@@ -66,6 +68,10 @@ type QueueOptions struct {
 	JobTimeout time.Duration
 	// PollInterval is how often idle workers look for new jobs (0: 1 s).
 	PollInterval time.Duration
+	// RescueAfter is how long a job may stay running before it is taken for
+	// the leftover of a crashed worker and worked again (0: River's default,
+	// one hour). It must exceed the longest job timeout.
+	RescueAfter time.Duration
 }
 
 // QueueStats describe the queue for /readyz and /metrics.
@@ -117,7 +123,8 @@ type Deliveries interface {
 	// RecordDelivery stores a delivery and enqueues its job in one
 	// transaction. A delivery whose GUID is already stored is left alone:
 	// duplicate is true and nothing is enqueued. If enqueueing fails, the
-	// delivery is not stored either.
+	// delivery is not stored either. When the job is unique and an equal job
+	// exists, the delivery is stored as DeliveryIgnored with an explanation.
 	RecordDelivery(ctx context.Context, d Delivery, args river.JobArgs, opts *river.InsertOpts) (duplicate bool, err error)
 	GetDelivery(ctx context.Context, guid string) (Delivery, error)
 	// SetDeliveryState moves a delivery to a state, with an error text for
@@ -129,6 +136,9 @@ type Deliveries interface {
 type Runs interface {
 	// UpsertRun inserts a run attempt or updates its mutable fields.
 	UpsertRun(ctx context.Context, r WorkflowRun) error
+	// UpsertRuns upserts several run attempts in one transaction (a page of
+	// a run listing).
+	UpsertRuns(ctx context.Context, runs []WorkflowRun) error
 	GetRun(ctx context.Context, key RunKey) (WorkflowRun, error)
 	// ListRuns lists run attempts newest first (created_at, run id, attempt).
 	ListRuns(ctx context.Context, q RunQuery) (RunPage, error)
@@ -171,6 +181,28 @@ type Publications interface {
 	GetFixPullRequest(ctx context.Context, repositoryID int64, classID string) (FixPullRequest, error)
 	// ListFixPullRequests lists a repository's fix pull requests, newest first.
 	ListFixPullRequests(ctx context.Context, repositoryID int64) ([]FixPullRequest, error)
+}
+
+// Cache keeps GitHub responses the history cache reuses: validators of
+// conditional listings, trees by commit, blobs by object name.
+type Cache interface {
+	// GetCacheEntry reads an entry; ErrNotFound when there is none.
+	GetCacheEntry(ctx context.Context, key string) (CacheEntry, error)
+	// PutCacheEntry stores an entry, replacing the one of the same key.
+	PutCacheEntry(ctx context.Context, e CacheEntry) error
+	// PruneCache deletes the entries not written since before and returns
+	// how many went.
+	PruneCache(ctx context.Context, before time.Time) (int64, error)
+}
+
+// Locks serialise work across workers and replicas.
+type Locks interface {
+	// LockRepository waits until no other holder has the repository's lock
+	// (or ctx is done) and takes it. release gives it back and must be
+	// called exactly once. PostgreSQL holds a session advisory lock, so the
+	// lock spans replicas and goes with a crashed process; SQLite holds a
+	// lock inside this Store value, enough for its single process.
+	LockRepository(ctx context.Context, repositoryID int64) (release func(), err error)
 }
 
 // RunQuery selects run attempts; zero fields do not filter.

@@ -67,7 +67,7 @@ func (t *tx) QueryRow(ctx context.Context, query string, args ...any) sqlstore.R
 	return pgRow{t.tx.QueryRow(ctx, query, args...)}
 }
 
-func (t *tx) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
+func (t *tx) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error) {
 	return t.store.queue.InsertTx(ctx, t.tx, args, opts)
 }
 

@@ -53,6 +53,7 @@ type Store struct {
 	reader  *sql.DB
 	queue   *sqlstore.Queue[*sql.Tx]
 	current atomic.Bool // migrations were found current once
+	locks   sqlstore.KeyLocks
 }
 
 var _ store.Store = (*Store)(nil)

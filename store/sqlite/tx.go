@@ -96,7 +96,7 @@ func (t *tx) QueryRow(ctx context.Context, query string, args ...any) sqlstore.R
 	return sqlRow{t.tx.QueryRowContext(ctx, rebind(query), convertArgs(args)...)}
 }
 
-func (t *tx) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error {
+func (t *tx) Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (bool, error) {
 	return t.store.queue.InsertTx(ctx, t.tx, args, opts)
 }
 

@@ -40,6 +40,10 @@ func Run(t *testing.T, newStore NewStore) {
 		{"FixPullRequests", testFixPullRequests},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"QueueWorksJobs", testQueueWorksJobs},
+		{"Details", testDetails},
+		{"Cache", testCache},
+		{"UniqueDelivery", testUniqueDelivery},
+		{"RepositoryLock", testRepositoryLock},
 		{"Dashboard", testDashboard},
 	}
 	for _, tc := range tests {

@@ -53,10 +53,18 @@ ON CONFLICT (guid) DO NOTHING`,
 		if args == nil {
 			return nil
 		}
-		if err := tx.Enqueue(ctx, args, opts); err != nil {
+		skipped, err := tx.Enqueue(ctx, args, opts)
+		if err != nil {
 			return fmt.Errorf("enqueue %s job: %w", args.Kind(), err)
 		}
-		return nil
+		if !skipped {
+			return nil
+		}
+		// A unique job for the same work exists already: this delivery adds
+		// nothing, and says so.
+		_, err = tx.Exec(ctx, `UPDATE webhook_deliveries SET state = $2, error = $3 WHERE guid = $1`,
+			d.GUID, store.DeliveryIgnored, "an equal "+args.Kind()+" job was already queued or done")
+		return err
 	})
 	if err != nil {
 		return false, fmt.Errorf("record delivery %s: %w", d.GUID, err)

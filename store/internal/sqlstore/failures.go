@@ -26,6 +26,7 @@ func (s *Records) PutOccurrences(ctx context.Context, key store.RunKey, occ []st
 		return err
 	}
 	lines := make([]string, len(occ))
+	details := make([]string, len(occ))
 	for i, o := range occ {
 		if (o.RepositoryID != 0 && o.RepositoryID != key.RepositoryID) || (o.RunID != 0 && o.RunID != key.RunID) ||
 			(o.Attempt != 0 && o.Attempt != key.Attempt) {
@@ -33,6 +34,9 @@ func (s *Records) PutOccurrences(ctx context.Context, key store.RunKey, occ []st
 		}
 		var err error
 		if lines[i], err = jsonText(o.CauseLines, "[]", fmt.Sprintf("cause lines of occurrence %d", i)); err != nil {
+			return err
+		}
+		if details[i], err = jsonText(o.Detail, "", fmt.Sprintf("detail of occurrence %d", i)); err != nil {
 			return err
 		}
 	}
@@ -53,10 +57,10 @@ func (s *Records) PutOccurrences(ctx context.Context, key store.RunKey, occ []st
 			}
 			_, err := tx.Exec(ctx, `
 INSERT INTO failure_occurrences (repository_id, run_id, attempt, job_id, job_name, step_number, step_name,
-    signature, signature_id, cause_lines, exit_code, unknown, class_id, occurred_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)`,
+    signature, signature_id, cause_lines, exit_code, unknown, class_id, occurred_at, detail)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
 				key.RepositoryID, key.RunID, key.Attempt, o.JobID, o.JobName, o.StepNumber, o.StepName,
-				o.Signature, o.SignatureID, lines[i], o.ExitCode, o.Unknown, o.ClassID, norm(when))
+				o.Signature, o.SignatureID, lines[i], o.ExitCode, o.Unknown, o.ClassID, norm(when), details[i])
 			if err != nil {
 				return fmt.Errorf("insert occurrence of job %d step %d: %w", o.JobID, o.StepNumber, err)
 			}
@@ -84,7 +88,7 @@ func (s *Records) ListOccurrences(ctx context.Context, q store.OccurrenceQuery) 
 	}
 	query := `
 SELECT o.repository_id, o.run_id, o.attempt, o.job_id, o.job_name, o.step_number, o.step_name, o.signature,
-    o.signature_id, o.cause_lines, o.exit_code, o.unknown, o.class_id, o.occurred_at
+    o.signature_id, o.cause_lines, o.exit_code, o.unknown, o.class_id, o.occurred_at, o.detail
 FROM failure_occurrences o JOIN workflow_runs r
     ON r.repository_id = o.repository_id AND r.run_id = o.run_id AND r.attempt = o.attempt` + f.where() + `
 ORDER BY o.occurred_at DESC, o.run_id DESC, o.attempt DESC, o.job_id, o.step_number` + f.limit(clampLimit(q.Limit, 200, 5000))
@@ -97,12 +101,15 @@ ORDER BY o.occurred_at DESC, o.run_id DESC, o.attempt DESC, o.job_id, o.step_num
 		defer rows.Close()
 		for rows.Next() {
 			var o store.Occurrence
-			var lines string
+			var lines, detail string
 			if err := rows.Scan(&o.RepositoryID, &o.RunID, &o.Attempt, &o.JobID, &o.JobName, &o.StepNumber, &o.StepName,
-				&o.Signature, &o.SignatureID, &lines, &o.ExitCode, &o.Unknown, &o.ClassID, at(&o.OccurredAt)); err != nil {
+				&o.Signature, &o.SignatureID, &lines, &o.ExitCode, &o.Unknown, &o.ClassID, at(&o.OccurredAt), &detail); err != nil {
 				return err
 			}
 			o.CauseLines = json.RawMessage(lines)
+			if detail != "" {
+				o.Detail = json.RawMessage(detail)
+			}
 			list = append(list, o)
 		}
 		return rows.Err()
@@ -126,11 +133,15 @@ func (s *Records) UpsertClass(ctx context.Context, c store.FailureClass) error {
 	if c.FirstSeen.IsZero() || c.FirstSeen.After(c.LastSeen) {
 		c.FirstSeen = c.LastSeen
 	}
-	err := s.db.Write(ctx, func(tx Tx) error {
+	detail, err := jsonText(c.Detail, "", "detail of failure class "+c.ID)
+	if err != nil {
+		return err
+	}
+	err = s.db.Write(ctx, func(tx Tx) error {
 		_, err := tx.Exec(ctx, `
 INSERT INTO failure_classes (repository_id, id, workflow_id, workflow_path, step, signature, first_seen, last_seen,
-    count, pattern, verdict, muted, mute_reason, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)
+    count, pattern, verdict, muted, mute_reason, updated_at, detail)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
 ON CONFLICT (repository_id, id) DO UPDATE SET
     workflow_id = excluded.workflow_id, workflow_path = excluded.workflow_path, step = excluded.step,
     signature = excluded.signature,
@@ -139,9 +150,10 @@ ON CONFLICT (repository_id, id) DO UPDATE SET
     last_seen = CASE WHEN excluded.last_seen > failure_classes.last_seen
         THEN excluded.last_seen ELSE failure_classes.last_seen END,
     count = excluded.count, pattern = excluded.pattern, verdict = excluded.verdict,
-    updated_at = excluded.updated_at`,
+    updated_at = excluded.updated_at,
+    detail = CASE WHEN excluded.detail = '' THEN failure_classes.detail ELSE excluded.detail END`,
 			c.RepositoryID, c.ID, c.WorkflowID, c.WorkflowPath, c.Step, c.Signature, norm(c.FirstSeen), norm(c.LastSeen),
-			c.Count, c.Pattern, c.Verdict, c.Muted, c.MuteReason, s.clock())
+			c.Count, c.Pattern, c.Verdict, c.Muted, c.MuteReason, s.clock(), detail)
 		return err
 	})
 	if err != nil {
@@ -151,12 +163,16 @@ ON CONFLICT (repository_id, id) DO UPDATE SET
 }
 
 const classColumns = `repository_id, id, workflow_id, workflow_path, step, signature, first_seen, last_seen,
-    count, pattern, verdict, muted, mute_reason, updated_at`
+    count, pattern, verdict, muted, mute_reason, updated_at, detail`
 
 func scanClass(row Row) (store.FailureClass, error) {
 	var c store.FailureClass
+	var detail string
 	err := row.Scan(&c.RepositoryID, &c.ID, &c.WorkflowID, &c.WorkflowPath, &c.Step, &c.Signature,
-		at(&c.FirstSeen), at(&c.LastSeen), &c.Count, &c.Pattern, &c.Verdict, &c.Muted, &c.MuteReason, at(&c.UpdatedAt))
+		at(&c.FirstSeen), at(&c.LastSeen), &c.Count, &c.Pattern, &c.Verdict, &c.Muted, &c.MuteReason, at(&c.UpdatedAt), &detail)
+	if detail != "" {
+		c.Detail = json.RawMessage(detail)
+	}
 	return c, err
 }
 

@@ -55,10 +55,14 @@ func (q *Queue[TTx]) client() *river.Client[TTx] {
 	return q.inserter
 }
 
-// InsertTx inserts a job inside the backend's transaction tx.
-func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, args river.JobArgs, opts *river.InsertOpts) error {
-	_, err := q.client().InsertTx(ctx, tx, args, opts)
-	return err
+// InsertTx inserts a job inside the backend's transaction tx; skipped
+// reports a unique job that already existed.
+func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, args river.JobArgs, opts *river.InsertOpts) (skipped bool, err error) {
+	res, err := q.client().InsertTx(ctx, tx, args, opts)
+	if err != nil {
+		return false, err
+	}
+	return res.UniqueSkippedAsDuplicate, nil
 }
 
 // Start creates the working client and starts it.
@@ -84,13 +88,14 @@ func (q *Queue[TTx]) Start(ctx context.Context, opts store.QueueOptions) error {
 		poll = time.Second
 	}
 	client, err := river.NewClient(q.driver, &river.Config{
-		Logger:            q.logger,
-		PollOnly:          q.pollOnly,
-		Queues:            queues,
-		Workers:           opts.Workers,
-		JobTimeout:        opts.JobTimeout,
-		FetchPollInterval: poll,
-		FetchCooldown:     min(poll, 100*time.Millisecond),
+		Logger:               q.logger,
+		PollOnly:             q.pollOnly,
+		Queues:               queues,
+		Workers:              opts.Workers,
+		JobTimeout:           opts.JobTimeout,
+		RescueStuckJobsAfter: opts.RescueAfter,
+		FetchPollInterval:    poll,
+		FetchCooldown:        min(poll, 100*time.Millisecond),
 		// Inserts go through this client while it runs; they must accept the
 		// same kinds as the insert-only client (another replica may work them).
 		SkipUnknownJobCheck: true,

@@ -2,9 +2,11 @@ package sqlstore
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/polylane/polylane/store"
 )
@@ -24,35 +26,80 @@ func (s *Records) UpsertRun(ctx context.Context, r store.WorkflowRun) error {
 	if r.CreatedAt.IsZero() {
 		return invalid("run %d: created_at is required", r.RunID)
 	}
-	err := s.db.Write(ctx, func(tx Tx) error {
-		_, err := tx.Exec(ctx, `
-INSERT INTO workflow_runs (repository_id, run_id, attempt, workflow_id, workflow_path, workflow_name,
-    run_number, head_sha, branch, event, status, conclusion, created_at, html_url, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)
-ON CONFLICT (repository_id, run_id, attempt) DO UPDATE SET
-    workflow_id = excluded.workflow_id, workflow_path = excluded.workflow_path,
-    workflow_name = excluded.workflow_name, run_number = excluded.run_number,
-    head_sha = excluded.head_sha, branch = excluded.branch, event = excluded.event,
-    status = excluded.status, conclusion = excluded.conclusion, html_url = excluded.html_url,
-    updated_at = excluded.updated_at`,
-			r.RepositoryID, r.RunID, r.Attempt, r.WorkflowID, r.WorkflowPath, r.WorkflowName,
-			r.RunNumber, r.HeadSHA, r.Branch, r.Event, r.Status, r.Conclusion, norm(r.CreatedAt), r.HTMLURL, s.clock())
+	detail, err := jsonText(r.Detail, "", fmt.Sprintf("detail of run %d", r.RunID))
+	if err != nil {
 		return err
-	})
+	}
+	err = s.db.Write(ctx, func(tx Tx) error { return upsertRun(ctx, tx, r, detail, s.clock()) })
 	if err != nil {
 		return fmt.Errorf("upsert run %d attempt %d of repository %d: %w", r.RunID, r.Attempt, r.RepositoryID, err)
 	}
 	return nil
 }
 
+// UpsertRuns upserts several run attempts in one transaction.
+func (s *Records) UpsertRuns(ctx context.Context, runs []store.WorkflowRun) error {
+	details := make([]string, len(runs))
+	for i, r := range runs {
+		if err := validKey(r.Key()); err != nil {
+			return err
+		}
+		if r.CreatedAt.IsZero() {
+			return invalid("run %d: created_at is required", r.RunID)
+		}
+		var err error
+		if details[i], err = jsonText(r.Detail, "", fmt.Sprintf("detail of run %d", r.RunID)); err != nil {
+			return err
+		}
+	}
+	if len(runs) == 0 {
+		return nil
+	}
+	now := s.clock()
+	err := s.db.Write(ctx, func(tx Tx) error {
+		for i, r := range runs {
+			if err := upsertRun(ctx, tx, r, details[i], now); err != nil {
+				return fmt.Errorf("run %d attempt %d: %w", r.RunID, r.Attempt, err)
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("upsert %d runs: %w", len(runs), err)
+	}
+	return nil
+}
+
+// upsertRun writes one run attempt; an empty detail keeps the stored one.
+func upsertRun(ctx context.Context, tx Tx, r store.WorkflowRun, detail string, now time.Time) error {
+	_, err := tx.Exec(ctx, `
+INSERT INTO workflow_runs (repository_id, run_id, attempt, workflow_id, workflow_path, workflow_name,
+    run_number, head_sha, branch, event, status, conclusion, created_at, html_url, updated_at, detail)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15, $16)
+ON CONFLICT (repository_id, run_id, attempt) DO UPDATE SET
+    workflow_id = excluded.workflow_id, workflow_path = excluded.workflow_path,
+    workflow_name = excluded.workflow_name, run_number = excluded.run_number,
+    head_sha = excluded.head_sha, branch = excluded.branch, event = excluded.event,
+    status = excluded.status, conclusion = excluded.conclusion, html_url = excluded.html_url,
+    updated_at = excluded.updated_at,
+    detail = CASE WHEN excluded.detail = '' THEN workflow_runs.detail ELSE excluded.detail END`,
+		r.RepositoryID, r.RunID, r.Attempt, r.WorkflowID, r.WorkflowPath, r.WorkflowName,
+		r.RunNumber, r.HeadSHA, r.Branch, r.Event, r.Status, r.Conclusion, norm(r.CreatedAt), r.HTMLURL, now, detail)
+	return err
+}
+
 const runColumns = `repository_id, run_id, attempt, workflow_id, workflow_path, workflow_name, run_number,
-    head_sha, branch, event, status, conclusion, created_at, html_url, updated_at`
+    head_sha, branch, event, status, conclusion, created_at, html_url, updated_at, detail`
 
 func scanRun(row Row) (store.WorkflowRun, error) {
 	var r store.WorkflowRun
+	var detail string
 	err := row.Scan(&r.RepositoryID, &r.RunID, &r.Attempt, &r.WorkflowID, &r.WorkflowPath, &r.WorkflowName,
 		&r.RunNumber, &r.HeadSHA, &r.Branch, &r.Event, &r.Status, &r.Conclusion, at(&r.CreatedAt),
-		&r.HTMLURL, at(&r.UpdatedAt))
+		&r.HTMLURL, at(&r.UpdatedAt), &detail)
+	if detail != "" {
+		r.Detail = json.RawMessage(detail)
+	}
 	return r, err
 }
 

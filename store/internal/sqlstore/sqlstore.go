@@ -23,8 +23,9 @@ type Tx interface {
 	Exec(ctx context.Context, query string, args ...any) (int64, error)
 	Query(ctx context.Context, query string, args ...any) (Rows, error)
 	QueryRow(ctx context.Context, query string, args ...any) Row
-	// Enqueue inserts a River job inside this transaction.
-	Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) error
+	// Enqueue inserts a River job inside this transaction. skipped is true
+	// when the job is unique and an equal one already exists.
+	Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (skipped bool, err error)
 }
 
 // Rows iterates over a query's result.
@@ -115,7 +116,7 @@ func enqueueAll(ctx context.Context, tx Tx, jobs []store.Job) error {
 		if j.Args == nil {
 			return invalid("job %d has no arguments", i)
 		}
-		if err := tx.Enqueue(ctx, j.Args, j.Opts); err != nil {
+		if _, err := tx.Enqueue(ctx, j.Args, j.Opts); err != nil {
 			return fmt.Errorf("enqueue %s job: %w", j.Args.Kind(), err)
 		}
 	}
