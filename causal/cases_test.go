@@ -221,6 +221,14 @@ func checkCase(t *testing.T, c synthCase, exp *causal.Explanation) {
 	if exp.Patch == nil {
 		return
 	}
+	checkCasePatch(t, c, exp)
+}
+
+// checkCasePatch checks a case's patch: files, diff text, git apply and
+// impact.
+func checkCasePatch(t *testing.T, c synthCase, exp *causal.Explanation) {
+	t.Helper()
+	w := c.spec.Want
 	var files []string
 	for _, f := range exp.Patch.Files {
 		files = append(files, f.Path)
@@ -245,7 +253,7 @@ func checkCase(t *testing.T, c synthCase, exp *causal.Explanation) {
 		t.Errorf("impact = %+v, want ci_only %v", exp.Impact, *w.CIOnly)
 	}
 	if testing.Verbose() {
-		t.Logf("%s\n%s", ch.Mechanism.Summary, exp.Patch.Diff)
+		t.Logf("%s\n%s", exp.Chain.Mechanism.Summary, exp.Patch.Diff)
 	}
 }
 

@@ -157,36 +157,44 @@ func fixGitHubToken(x *explainer) (*fixPlan, error) {
 	if err != nil {
 		return nil, noFix("%v", err)
 	}
-	edits := []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}
-	header := ""
-	if n := x.fixTarget(); n != nil && n.Tool() == "curl" && strings.Contains(n.Text, "api.github.com") && !strings.Contains(n.Text, "Authorization") {
-		site, err := x.siteOf(n)
-		if err == nil {
-			line, end := n.Cmd.Line, n.Cmd.EndLine
-			if site.Host == patch.HostMakefile {
-				line, end = site.Line, site.EndLine
-			}
-			hdr := `${GITHUB_TOKEN:+-H "Authorization: Bearer ${GITHUB_TOKEN}"}`
-			if site.Host == patch.HostMakefile {
-				hdr = patch.MakeEscape(hdr)
-			}
-			next, err := patch.AddArgs(site.Content, line, end, programWord(n), []string{hdr})
-			if err == nil {
-				if site.Path == x.wf.Path {
-					next, err = patch.AddArgs(out, line, end, programWord(n), []string{hdr})
-					if err == nil {
-						edits[0].New = next
-					}
-				} else {
-					edits = append(edits, edit(site, next))
-				}
-				header = " The curl call to api.github.com now sends that token when it is set."
-			}
-		}
-	}
+	edits, header := x.authorizeCurl([]patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}})
 	rationale := fmt.Sprintf("The step called the GitHub API without a token and hit the unauthenticated limit of 60 requests per hour per IP address%s. "+
 		"Passing the workflow's own token raises the quota to the repository's and needs no new secret.%s", cite(x.ids["cause"]...), header)
 	return &fixPlan{Title: "Authenticate the GitHub API calls of " + s.DisplayName(), Rationale: rationale, Edits: edits}, nil
+}
+
+// authorizeCurl adds an Authorization header, sent when GITHUB_TOKEN is set,
+// to the emitter when it is a curl call to api.github.com without one. It
+// returns the edits and a sentence for the rationale.
+func (x *explainer) authorizeCurl(edits []patch.FileEdit) ([]patch.FileEdit, string) {
+	n := x.fixTarget()
+	if n == nil || n.Tool() != "curl" || !strings.Contains(n.Text, "api.github.com") || strings.Contains(n.Text, "Authorization") {
+		return edits, ""
+	}
+	site, err := x.siteOf(n)
+	if err != nil {
+		return edits, ""
+	}
+	line, end := n.Cmd.Line, n.Cmd.EndLine
+	hdr := `${GITHUB_TOKEN:+-H "Authorization: Bearer ${GITHUB_TOKEN}"}`
+	if site.Host == patch.HostMakefile {
+		line, end = site.Line, site.EndLine
+		hdr = patch.MakeEscape(hdr)
+	}
+	base := site.Content
+	if site.Path == edits[0].Path {
+		base = edits[0].New
+	}
+	next, err := patch.AddArgs(base, line, end, programWord(n), []string{hdr})
+	if err != nil {
+		return edits, ""
+	}
+	if site.Path == edits[0].Path {
+		edits[0].New = next
+	} else {
+		edits = append(edits, edit(site, next))
+	}
+	return edits, " The curl call to api.github.com now sends that token when it is set."
 }
 
 // fixCRDWait waits for CRDs to be established before they are used, or

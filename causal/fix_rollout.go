@@ -130,32 +130,7 @@ func fixRolloutStatus(x *explainer) (*fixPlan, error) {
 		}
 		return nil, noFix("the log does not name the workloads that were changed")
 	}
-	base := flagsOf(anchor)
-	if base.Program == "" || !strings.Contains(base.Program, "kubectl") && !strings.Contains(strings.ToUpper(base.Program), "KUBECTL") {
-		if c := wls[0].Cmd; c != nil {
-			base = flagsOf(c)
-		}
-	}
-	timeout := base.Timeout
-	if timeout == "" || !validDuration.MatchString(timeout) {
-		timeout = "5m"
-	}
-	var cmds, names []string
-	for _, w := range wls {
-		f := base
-		ns := base.Namespace
-		if w.Cmd != nil {
-			if wf := flagsOf(w.Cmd); wf.Namespace != "" {
-				ns = wf.Namespace
-			}
-		}
-		if w.Resource == "pod" {
-			cmds = append(cmds, fmt.Sprintf("%s wait --for=condition=Ready pod/%s --timeout=%s", f.prefix(ns), w.Name, timeout))
-		} else {
-			cmds = append(cmds, fmt.Sprintf("%s rollout status %s/%s --timeout=%s", f.prefix(ns), shortResource(w.Resource), w.Name, timeout))
-		}
-		names = append(names, w.Resource+"/"+w.Name)
-	}
+	cmds, names, timeout := rolloutCommands(anchor, wls)
 	site, err := x.anchorSite(anchor)
 	if err != nil {
 		return nil, err
@@ -197,6 +172,37 @@ func helmWait(x *explainer, n *harness.Node) (*fixPlan, error) {
 	rationale := fmt.Sprintf("`%s` returned as soon as the new release was stored%s, while its pods were still being replaced, and the next call failed against them%s. With --wait, helm returns only when the release's Deployments and StatefulSets have rolled out (up to 5 minutes).",
 		commandName(n), cite(x.ids["changes"]...), cite(x.ids["cause"]...))
 	return &fixPlan{Title: "Wait for the Helm upgrade to roll out", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
+}
+
+// rolloutCommands writes one wait per workload with the anchor's program
+// and connection flags, the namespace of the command that changed it, and
+// the anchor's timeout (5m without one).
+func rolloutCommands(anchor *harness.Node, wls []workload) (cmds, names []string, timeout string) {
+	base := flagsOf(anchor)
+	if base.Program == "" || !strings.Contains(base.Program, "kubectl") && !strings.Contains(strings.ToUpper(base.Program), "KUBECTL") {
+		if c := wls[0].Cmd; c != nil {
+			base = flagsOf(c)
+		}
+	}
+	timeout = base.Timeout
+	if timeout == "" || !validDuration.MatchString(timeout) {
+		timeout = "5m"
+	}
+	for _, w := range wls {
+		ns := base.Namespace
+		if w.Cmd != nil {
+			if wf := flagsOf(w.Cmd); wf.Namespace != "" {
+				ns = wf.Namespace
+			}
+		}
+		if w.Resource == "pod" {
+			cmds = append(cmds, fmt.Sprintf("%s wait --for=condition=Ready pod/%s --timeout=%s", base.prefix(ns), w.Name, timeout))
+		} else {
+			cmds = append(cmds, fmt.Sprintf("%s rollout status %s/%s --timeout=%s", base.prefix(ns), shortResource(w.Resource), w.Name, timeout))
+		}
+		names = append(names, w.Resource+"/"+w.Name)
+	}
+	return cmds, names, timeout
 }
 
 var validDuration = regexp.MustCompile(`^\d+(s|m|h)$|^\d+m\d+s$`)
