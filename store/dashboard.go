@@ -73,13 +73,17 @@ type ClassDay struct {
 }
 
 // ClassRunCount is the number of run attempts of one workflow in which a
-// class occurred, with the time of the last one.
+// class occurred, with the time of the last one and, when the class is
+// stored, its step, signature and verdict.
 type ClassRunCount struct {
 	RepositoryID int64
 	WorkflowID   int64
 	ClassID      string
 	Runs         int
 	LastSeen     time.Time
+	Step         string
+	Signature    string
+	Verdict      string
 }
 
 // DiagnosisQuery selects diagnoses of one repository, optionally of one class.

@@ -102,6 +102,8 @@ func testClassDays(t *testing.T, s store.Store) {
 	must(t, s.PutOccurrences(ctx, r3.Key(), []store.Occurrence{{JobID: 1, StepNumber: 2, ClassID: "late"},
 		{JobID: 3, StepNumber: 2, ClassID: "late"}}))
 
+	must(t, s.UpsertClass(ctx, store.FailureClass{RepositoryID: repo.ID, ID: "early", Step: "go test",
+		Signature: "FAIL: Test<N>", Verdict: "flaky", LastSeen: day0}))
 	q := store.DayQuery{RepositoryIDs: []int64{repo.ID}, From: day0, To: day0.AddDate(0, 0, 2)}
 	days, err := s.ClassDays(ctx, q)
 	must(t, err)
@@ -121,7 +123,8 @@ func testClassDays(t *testing.T, s store.Store) {
 	counts, err := s.ClassRunCounts(ctx, q)
 	must(t, err)
 	wantCounts := []store.ClassRunCount{ // equal counts are ordered by class id
-		{RepositoryID: repo.ID, WorkflowID: 7, ClassID: "early", Runs: 2, LastSeen: day0.Add(2 * time.Hour)},
+		{RepositoryID: repo.ID, WorkflowID: 7, ClassID: "early", Runs: 2, LastSeen: day0.Add(2 * time.Hour),
+			Step: "go test", Signature: "FAIL: Test<N>", Verdict: "flaky"},
 		{RepositoryID: repo.ID, WorkflowID: 7, ClassID: "late", Runs: 2, LastSeen: day0.Add(25 * time.Hour)},
 	}
 	equal(t, "class run counts", counts, wantCounts)

@@ -235,11 +235,13 @@ func (s *Records) ClassRunCounts(ctx context.Context, q store.DayQuery) ([]store
 		return nil, err
 	}
 	f := occurrenceWindow(q)
-	query := `SELECT repository_id, workflow_id, class_id, count(*), max(last_seen) FROM (
+	query := `SELECT p.repository_id, p.workflow_id, p.class_id, count(*), max(p.last_seen),
+    coalesce(max(c.step), ''), coalesce(max(c.signature), ''), coalesce(max(c.verdict), '') FROM (
 SELECT o.repository_id, r.workflow_id, o.class_id, o.run_id, o.attempt, max(o.occurred_at) AS last_seen` +
 		occurrenceJoin + f.where() + `
-GROUP BY o.repository_id, r.workflow_id, o.class_id, o.run_id, o.attempt) per_run
-GROUP BY repository_id, workflow_id, class_id ORDER BY repository_id, workflow_id, count(*) DESC, class_id`
+GROUP BY o.repository_id, r.workflow_id, o.class_id, o.run_id, o.attempt) p
+LEFT JOIN failure_classes c ON c.repository_id = p.repository_id AND c.id = p.class_id
+GROUP BY p.repository_id, p.workflow_id, p.class_id ORDER BY p.repository_id, p.workflow_id, count(*) DESC, p.class_id`
 	var list []store.ClassRunCount
 	err := s.db.Read(ctx, func(tx Tx) error {
 		rows, err := tx.Query(ctx, query, f.args...)
@@ -249,7 +251,8 @@ GROUP BY repository_id, workflow_id, class_id ORDER BY repository_id, workflow_i
 		defer rows.Close()
 		for rows.Next() {
 			var c store.ClassRunCount
-			if err := rows.Scan(&c.RepositoryID, &c.WorkflowID, &c.ClassID, &c.Runs, at(&c.LastSeen)); err != nil {
+			if err := rows.Scan(&c.RepositoryID, &c.WorkflowID, &c.ClassID, &c.Runs, at(&c.LastSeen), &c.Step, &c.Signature,
+				&c.Verdict); err != nil {
 				return err
 			}
 			list = append(list, c)
