@@ -127,10 +127,10 @@ func (x *explainer) siteOf(n *harness.Node) (patch.Site, error) {
 	case n.Nearest(harness.NodeScript) != nil:
 		s.Host = patch.HostScript
 		s.Line, s.EndLine = first, last
-	case n.Nearest(harness.NodeStep) != nil && x.step != nil && n.File == x.wf.Path:
+	case n.Nearest(harness.NodeStep) != nil && n.Nearest(harness.NodeStep).Step != nil && n.Nearest(harness.NodeStep).File == n.File:
 		s.Host = patch.HostRun
 		s.Line, s.EndLine = first, last
-		s.RunKeyLine = x.step.RunKeyLine
+		s.RunKeyLine = n.Nearest(harness.NodeStep).Step.RunKeyLine
 	default:
 		return patch.Site{}, noFix("the command lives in %s, which Polylane does not patch", n.File)
 	}

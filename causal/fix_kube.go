@@ -264,6 +264,23 @@ func fixReadiness(x *explainer) (*fixPlan, error) {
 	if s := x.find.Service; s != nil && x.wf != nil {
 		return serviceHealth(x, s)
 	}
+	if n := x.find.Install; n != nil && composeUp(n) {
+		site, err := x.siteOf(n)
+		if err != nil {
+			return nil, err
+		}
+		line, end := n.Cmd.Line, n.Cmd.EndLine
+		if site.Host == patch.HostMakefile {
+			line, end = site.Line, site.EndLine
+		}
+		out, err := patch.AddArgs(site.Content, line, end, "up", []string{"--wait"})
+		if err != nil {
+			return nil, noFix("%v", err)
+		}
+		rationale := fmt.Sprintf("`%s` returned once the containers were created%s, before they served, and the next command failed against them%s. With --wait, compose returns only when every service is running and healthy (services with a healthcheck).",
+			commandName(n), cite(x.ids["install"]...), cite(x.ids["cause"]...))
+		return &fixPlan{Title: "Wait for the compose services to be healthy", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
+	}
 	if n := x.find.Install; n != nil && n.Tool() == "helm" {
 		site, err := x.siteOf(n)
 		if err != nil {
@@ -282,6 +299,19 @@ func fixReadiness(x *explainer) (*fixPlan, error) {
 		return &fixPlan{Title: "Wait for the Helm release to be ready", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
 	}
 	return fixRetryEmitter(x)
+}
+
+// composeUp reports whether a command is `docker compose up` or
+// `docker-compose up`.
+func composeUp(n *harness.Node) bool {
+	args := n.EffectiveArgs()
+	switch n.Tool() {
+	case "docker", "podman":
+		return len(args) > 2 && subcommand(n) == "compose" && hasWord(args, "up")
+	case "docker-compose":
+		return hasWord(args, "up")
+	}
+	return false
 }
 
 func serviceHealth(x *explainer, s *harness.Service) (*fixPlan, error) {

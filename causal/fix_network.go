@@ -58,6 +58,27 @@ func idempotent(n *harness.Node) bool {
 	return false
 }
 
+// testPrograms always run tests; testVerbs are subcommands that do.
+var (
+	testPrograms = map[string]bool{"jest": true, "vitest": true, "mocha": true, "pytest": true, "tox": true, "nox": true,
+		"ginkgo": true, "gotestsum": true, "rspec": true, "phpunit": true, "ctest": true, "bats": true, "karma": true, "playwright": true, "cypress": true}
+	testVerbs = map[string]bool{"test": true, "t": true, "verify": true, "e2e": true, "integration": true, "check": true}
+)
+
+// runsTestsCmd reports whether a command runs tests (directly, or through
+// a target, task or script named like tests).
+func runsTestsCmd(n *harness.Node) bool {
+	if testPrograms[n.Tool()] || testVerbs[subcommand(n)] {
+		return true
+	}
+	for _, a := range n.EffectiveArgs()[1:] {
+		if !strings.HasPrefix(a, "-") && (strings.Contains(a, "test") || strings.Contains(a, "e2e")) {
+			return true
+		}
+	}
+	return false
+}
+
 // fixNetworkRetry makes a network fetch survive a dropped connection: the
 // tool's own retry setting when it has one, else a bounded retry loop.
 func fixNetworkRetry(x *explainer) (*fixPlan, error) {
@@ -139,6 +160,9 @@ func fixRetryEmitter(x *explainer) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that failed was not located in the harness")
+	}
+	if runsTestsCmd(n) {
+		return nil, noFix("`%s` runs tests, and retrying tests whole would hide real failures", commandName(n))
 	}
 	if !idempotent(n) {
 		return nil, noFix("`%s` is not safe to run twice, so a retry could make things worse", commandName(n))

@@ -32,6 +32,8 @@ func (r *Repo) ResolveStep(wf *Workflow, job *Job, step *Step) *Node {
 	root.Dir = firstNonEmpty(step.WorkingDirectory, job.DefaultWorkDir, wf.DefaultWorkDir)
 	root.Vars = map[string]string{}
 	if step.Run == "" {
+		rs := &resolver{repo: r, active: map[string]bool{}}
+		rs.compositeSteps(root, step.Uses, 0)
 		return root
 	}
 	if sh := firstNonEmpty(step.Shell, job.DefaultShell, wf.DefaultShell); !posixShell(sh) {
