@@ -144,7 +144,7 @@ func fixRolloutStatus(x *explainer) (*fixPlan, error) {
 	if x.find.Gate != nil {
 		gateWords = fmt.Sprintf("the gate `%s` passes while the old pods still serve%s", clipWords(firstLineOf(x.find.Gate.Cmd.Raw), 120), cite(x.ids["gate"]...))
 	}
-	rationale := fmt.Sprintf("The harness changes the pod templates of %s%s, so they roll out again, and %s. "+
+	rationale := fmt.Sprintf("The harness restarts %s%s, and %s. "+
 		"`kubectl rollout status` returns only when the new pods are updated and available and the old ones are gone, so the commands after it reach a server that has finished restarting. "+
 		"The patch adds one wait per changed workload, with the same kubeconfig and namespace flags and a %s bound; a pod the harness deletes by hand is waited on until its replacement is Ready. "+
 		"It changes only the CI harness.", strings.Join(names, ", "), cite(x.ids["changes"]...), gateWords, timeout)
@@ -199,6 +199,10 @@ func rolloutCommands(anchor *harness.Node, wls []workload) (cmds, names []string
 			cmds = append(cmds, fmt.Sprintf("%s wait --for=condition=Ready pod/%s --timeout=%s", base.prefix(ns), w.Name, timeout))
 		} else {
 			cmds = append(cmds, fmt.Sprintf("%s rollout status %s/%s --timeout=%s", base.prefix(ns), shortResource(w.Resource), w.Name, timeout))
+		}
+		if w.Resource == "pod" {
+			names = append(names, "pod "+w.Name+" (deleted by hand)")
+			continue
 		}
 		names = append(names, w.Resource+"/"+w.Name)
 	}
