@@ -128,7 +128,7 @@ func (x *explainer) nativeRetry(n *harness.Node) (*fixPlan, error) {
 		return nil, noFix("%v", err)
 	}
 	name := commandName(n)
-	rationale := fmt.Sprintf("`%s` failed on a dropped connection to %s%s and nothing retries it today. "+
+	rationale := fmt.Sprintf("`%s` failed on a dropped connection to %s%s and nothing in the harness retries it. "+
 		"The patch turns on %s, so a transient reset or a 5xx from the registry costs a retry instead of the job; "+
 		"a real error, such as a missing package, still fails. It changes only how %s fetches, not what it installs.",
 		name, firstNonEmptyStr(x.endpoint, "the server"), cite(append(x.ids["cause"], x.ids["emitter"]...)...), nr.what, name)

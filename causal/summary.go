@@ -49,6 +49,9 @@ func (x *explainer) placeholderValue(name string) string {
 		if r := x.retryOf(x.em.Node); r != "" {
 			return "It is retried through " + r + ", and it still failed."
 		}
+		if d, ok := builtinRetries[x.em.Node.Tool()]; ok {
+			return "Nothing in the harness retries it, and " + d + "."
+		}
 		return "The command runs once; nothing retries it."
 	case "parallel_note":
 		return parallelNote(x.em.Node)

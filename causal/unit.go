@@ -20,6 +20,21 @@ var retryActions = []string{"nick-fields/retry", "wandalen/wretry.action", "Wand
 // nativeRetry lists flags that make a tool retry on its own.
 var nativeRetry = []string{"--retry", "fetch-retries", "--retries", "retryHandler.count", "Acquire::Retries", "--tries", "--network-timeout", "--rerun-fails", "--flake-attempts"}
 
+// builtinRetries says what a tool retries on its own by default.
+var builtinRetries = map[string]string{
+	"npm":     "npm itself retries a failed fetch only twice by default (fetch-retries=2)",
+	"pip":     "pip itself retries a failed download 5 times with a 15 s timeout by default",
+	"pip3":    "pip itself retries a failed download 5 times with a 15 s timeout by default",
+	"apt-get": "apt itself retries a failed download 3 times by default",
+	"apt":     "apt itself retries a failed download 3 times by default",
+	"mvn":     "Maven's HTTP client retries 3 times by default, but not on a reset pooled connection",
+	"gradle":  "Gradle retries dependency downloads a few times on its own",
+	"helm":    "helm has no retry of its own",
+	"curl":    "curl does not retry unless --retry is given",
+	"git":     "git does not retry a failed transfer",
+	"kubectl": "kubectl does not retry a failed request",
+}
+
 // retryOf says how a command is retried today, "" when it is not.
 func (x *explainer) retryOf(n *harness.Node) string {
 	if n == nil {
@@ -124,6 +139,9 @@ func (x *explainer) failedUnit() FailedUnit {
 		parts = append(parts, strings.Join(dedupe(bare, 4), " and ")+" "+verb+" no retry")
 	}
 	fu.Summary = strings.Join(parts, "; ")
+	if d, ok := builtinRetries[x.em.Node.Tool()]; ok && !fu.Retried && fu.Summary != "" {
+		fu.Summary += "; " + d
+	}
 	if fu.Summary == "" {
 		fu.Summary = describe(x.em.Node) + " has no retry"
 	}
