@@ -16,6 +16,7 @@ func init() {
 	fixes["state-lock"] = fixStateLock
 	fixes["fetch-depth"] = fixFetchDepth
 	fixes["go-test-timeout"] = fixGoTestTimeout
+	fixes["retry-exec"] = fixRetryExec
 }
 
 // fixImageRegistry moves image references off the frozen k8s.gcr.io

@@ -161,11 +161,26 @@ func fixRetryEmitter(x *explainer) (*fixPlan, error) {
 	if n == nil {
 		return nil, noFix("the command that failed was not located in the harness")
 	}
-	if runsTestsCmd(n) {
-		return nil, noFix("`%s` runs tests, and retrying tests whole would hide real failures", commandName(n))
-	}
 	if !idempotent(n) {
 		return nil, noFix("`%s` is not safe to run twice, so a retry could make things worse", commandName(n))
+	}
+	return retryStatement(x, n)
+}
+
+// fixRetryExec retries a command whose exec failed before it started
+// (text file busy), which is safe whatever the command does.
+func fixRetryExec(x *explainer) (*fixPlan, error) {
+	n := x.fixTarget()
+	if n == nil {
+		return nil, noFix("the command that failed was not located in the harness")
+	}
+	return retryStatement(x, n)
+}
+
+// retryStatement wraps a command's statement in a bounded retry loop.
+func retryStatement(x *explainer, n *harness.Node) (*fixPlan, error) {
+	if runsTestsCmd(n) {
+		return nil, noFix("`%s` runs tests, and retrying tests whole would hide real failures", commandName(n))
 	}
 	if n.Cmd.Substituted || n.Cmd.Background {
 		return nil, noFix("`%s` runs inside a substitution or in the background, where a retry loop does not fit", commandName(n))
