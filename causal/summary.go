@@ -19,21 +19,11 @@ func (x *explainer) fillSummary(tpl string) string {
 }
 
 func (x *explainer) placeholderValue(name string) string {
+	if v, ok := x.rolloutValue(name); ok {
+		return v
+	}
 	f := x.find
 	switch name {
-	case "changer":
-		return changerWords(f.Changes)
-	case "workloads":
-		return workloadWords(f.ChangeEvents)
-	case "changes_cite":
-		return cite(x.ids["changes"]...)
-	case "gate_cmd":
-		if f.Gate != nil {
-			return clipWords(firstLineOf(f.Gate.Cmd.Raw), 140)
-		}
-		return "the readiness gate"
-	case "gate_cite":
-		return cite(x.ids["gate"]...)
 	case "emitter_desc":
 		return describe(x.em.Node)
 	case "endpoint":
@@ -94,6 +84,27 @@ func (x *explainer) matchedPart() string {
 		}
 	}
 	return ""
+}
+
+// rolloutValue fills the placeholders about workload changes and gates.
+func (x *explainer) rolloutValue(name string) (string, bool) {
+	f := x.find
+	switch name {
+	case "changer":
+		return changerWords(f.Changes), true
+	case "workloads":
+		return workloadWords(f.ChangeEvents), true
+	case "changes_cite":
+		return cite(x.ids["changes"]...), true
+	case "gate_cmd":
+		if f.Gate != nil {
+			return clipWords(firstLineOf(f.Gate.Cmd.Raw), 140), true
+		}
+		return "the readiness gate", true
+	case "gate_cite":
+		return cite(x.ids["gate"]...), true
+	}
+	return "", false
 }
 
 func capitalize(s string) string {
