@@ -135,7 +135,7 @@ func (x *explainer) collectTexts(causeN int) {
 				ll = logLine{N: l.N, Text: l.Text, Sec: -1}
 			}
 			primary := l.Role == analysis.RoleCause || l.Role == ""
-			if primary && x.cause.N == 0 {
+			if primary && (x.cause.N == 0 || genericExit(x.cause.Text)) && !genericExit(ll.Text) {
 				x.cause = ll
 			}
 			add(ll, primary)
@@ -153,6 +153,11 @@ func (x *explainer) collectTexts(causeN int) {
 	}
 }
 
+// genericExit reports whether a line is the runner's generic exit-code line.
+func genericExit(s string) bool {
+	return strings.Contains(s, "Process completed with exit code")
+}
+
 // fallbackCause picks the last error line of the step that is not the
 // generic exit-code line, else the last error line.
 func (x *explainer) fallbackCause() logLine {
@@ -162,7 +167,7 @@ func (x *explainer) fallbackCause() logLine {
 		if l.Kind != analysis.KindError {
 			continue
 		}
-		if strings.Contains(l.Text, "Process completed with exit code") {
+		if genericExit(l.Text) {
 			if generic.N == 0 {
 				generic = l
 			}
