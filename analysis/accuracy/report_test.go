@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 
@@ -103,6 +104,8 @@ func logChunksRows(t *testing.T, shared string) []row {
 	dir := logChunksDir(t, shared)
 	labels := readJSONL[logChunksLabel](t, filepath.Join(shared, "data", "logchunks", "labels.jsonl"))
 	var scores []lineScore
+	var halves [2][]lineScore
+	half := repoHalves(labels)
 	for _, l := range labels {
 		if l.Start == 0 {
 			continue
@@ -118,6 +121,8 @@ func logChunksRows(t *testing.T, shared string) []row {
 		res := analyzeFile(t, path, analysis.Options{})
 		s := scoreLines(res, gold, blank)
 		scores = append(scores, s)
+		h := half[l.Repo]
+		halves[h] = append(halves[h], s)
 		if debug("logchunks") && s.r == 0 {
 			cause, _ := res.Cause()
 			t.Logf("logchunks %s: want %d-%d got %d (%d lines) %q", l.Log, l.Start, l.End, cause.N, len(res.Lines), cause.Text)
@@ -125,7 +130,7 @@ func logChunksRows(t *testing.T, shared string) []row {
 	}
 	m := aggregate(scores)
 	set := fmt.Sprintf("LogChunks (%d logs)", m.n)
-	return []row{
+	rows := []row{
 		{set, "precision", f3(m.p), "keyword ±2: .109", ""},
 		{set, "recall", f3(m.r), "keyword ±2: .449", ""},
 		{set, "F1 (macro per log)", f3(m.f), "keyword ±2: .135; supervised best .51", "≥ 0.45"},
@@ -133,4 +138,29 @@ func logChunksRows(t *testing.T, shared string) []row {
 		{set, "full-recall rate", f3(m.full), "keyword ±2: .297", ""},
 		{set, "median lines returned", fmt.Sprintf("%.0f", m.median), "keyword ±2: 35", "≤ 15"},
 	}
+	for h, sc := range halves {
+		hm := aggregate(sc)
+		rows = append(rows, row{set, fmt.Sprintf("half %c by repository (%d logs): F1 / any-hit / median lines", 'A'+h, hm.n),
+			fmt.Sprintf("%.3f / %.3f / %.0f", hm.f, hm.anyHit, hm.median), "", ""})
+	}
+	return rows
+}
+
+// repoHalves splits the repositories into two fixed halves (0 = A, 1 = B),
+// alternating in name order, for held-out checks: tune on one half, verify
+// that the other does not regress.
+func repoHalves(labels []logChunksLabel) map[string]int {
+	var repos []string
+	half := map[string]int{}
+	for _, l := range labels {
+		if _, ok := half[l.Repo]; !ok {
+			half[l.Repo] = 0
+			repos = append(repos, l.Repo)
+		}
+	}
+	sort.Strings(repos)
+	for i, r := range repos {
+		half[r] = i % 2
+	}
+	return half
 }
