@@ -79,7 +79,7 @@ func (x *explainer) citeRuns() {
 			label = fmt.Sprintf("%d (run #%d)", o.RunID, o.RunNumber)
 		}
 		others = append(others, label)
-		if l, ok := firstCause(o.Lines); ok && cited < 2 && o.JobID != 0 {
+		if l, ok := x.bestLine(o.Lines); ok && cited < 2 && o.JobID != 0 {
 			id := x.ev.otherLog(o.RunID, o.JobID, l.N, l.Text, "the same failure in another run")
 			x.ids["runs"] = append(x.ids["runs"], id)
 			cited++
@@ -91,6 +91,21 @@ func (x *explainer) citeRuns() {
 	step := x.stepName()
 	text := fmt.Sprintf("runs %s failed in %q the same way", strings.Join(dedupe(others, maxRunsEvidence), ", "), step)
 	x.ids["runs"] = append(x.ids["runs"], x.ev.runs(text, "other failures of the same class in the window"))
+}
+
+// bestLine returns the line of another run that states what the matched
+// rule matched, else its first cause line.
+func (x *explainer) bestLine(lines []analysis.Line) (analysis.Line, bool) {
+	if x.rule != nil {
+		for _, l := range lines {
+			for _, re := range x.rule.Cause {
+				if re.MatchString(l.Text) {
+					return l, true
+				}
+			}
+		}
+	}
+	return firstCause(lines)
 }
 
 // firstCause returns the first cause line of an occurrence.
