@@ -94,15 +94,22 @@ func isLocalHost(h string) bool {
 	return false
 }
 
-// match tries the rules in order over the cause lines, then over all
-// failure texts, and keeps the first that holds.
+// match tries the specific rules in order over the cause lines, then over
+// all failure texts, then the generic wrapper rules the same way, and keeps
+// the first that holds: a specific cause next to the cause line beats "a
+// test failed".
 func (x *explainer) match() {
-	for pass := 0; pass < 2; pass++ {
-		for i := range rules {
-			r := &rules[i]
-			if t, ok := x.ruleHolds(r, pass); ok {
-				x.rule, x.matched = r, t
-				return
+	for _, generic := range []bool{false, true} {
+		for pass := 0; pass < 2; pass++ {
+			for i := range rules {
+				r := &rules[i]
+				if r.Generic != generic {
+					continue
+				}
+				if t, ok := x.ruleHolds(r, pass); ok {
+					x.rule, x.matched = r, t
+					return
+				}
 			}
 		}
 	}

@@ -28,9 +28,12 @@ type rule struct {
 	Cause     []*regexp.Regexp
 	Not       []*regexp.Regexp
 	Wide      bool
-	Events    [][]string
-	Endpoint  string
-	Harness   string
+	// Generic marks a wrapper rule (a test failed, the build failed) that is
+	// tried only after every specific rule had its chance on all texts.
+	Generic  bool
+	Events   [][]string
+	Endpoint string
+	Harness  string
 	// Verdicts restricts the rule to these verdict kinds (any when empty).
 	Verdicts []string
 	Producer string
@@ -211,14 +214,14 @@ var rules = []rule{
 			`deprecated version of .actions/(upload|download)-artifact`, `The engine "node" is incompatible`, `ModuleNotFoundError`),
 		Producer: roleEmitter, Fix: "",
 		Summary: "{emitter_desc} could not resolve or run what it depends on: '{cause_short}'{cause_cite}. A version or tool it expects is not what the job got."},
-	{ID: "test-failure/tests", Category: TestFailure, Catalogue: 1,
+	{ID: "test-failure/tests", Category: TestFailure, Catalogue: 1, Generic: true,
 		Cause: res(`^--- FAIL: `, `^FAIL\s`, `^FAILED \S+`, `\bAssertionError\b`, `Tests:\s+\d+ failed`, `^\s*● `, `✕`,
 			`Exceeded timeout of \d+ ?ms for a (test|hook)`, `Timeout of \d+ms exceeded`, `Test timeout of \d+ms exceeded`,
 			`Timed out retrying after \d+ms`, `Tests run: \d+, Failures: [1-9]`, `\[FAILED\]`, `WARNING: DATA RACE`,
 			`^panic: `, `(?i)^\s*\d+ failing$`, `\b\d+ failed, \d+ passed`, `=+ \d+ failed`, `expected .* (to|but) `, `Error: expect\(`),
 		Producer: roleEmitter, Fix: "test-rerun",
 		Summary: "A test failed in {emitter_desc}: '{cause_short}'{cause_cite}.{flaky_note}"},
-	{ID: "build-failure/compile", Category: BuildFailure, Catalogue: 0,
+	{ID: "build-failure/compile", Category: BuildFailure, Catalogue: 0, Generic: true,
 		Cause: res(`^error\[E\d+\]: `, `:\d+:\d+: (fatal )?error: `, `\bundefined: `, `cannot find symbol`, `SyntaxError`, `error TS\d{4}:`,
 			`(?i)compilation failed`, `error CS\d{4}:`, `BUILD FAILURE`, `\.go:\d+:\d+: `, `(?i)build failed`),
 		Producer: roleEmitter, Fix: "",
