@@ -1,0 +1,203 @@
+package ghclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/http"
+	"net/url"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/bradleyfalzon/ghinstallation/v2"
+	"github.com/google/go-github/v66/github"
+)
+
+// DefaultBaseURL is github.com's REST API.
+const DefaultBaseURL = "https://api.github.com/"
+
+// Config configures a Client.
+type Config struct {
+	// AppID and PrivateKey (PEM) identify the GitHub App.
+	AppID      int64
+	PrivateKey []byte
+	// BaseURL is the REST API root: DefaultBaseURL (the default), GitHub
+	// Enterprise Server's "https://HOST/api/v3/", or the simulator's.
+	BaseURL string
+	// Transport carries every request (nil: a clone of
+	// http.DefaultTransport).
+	Transport http.RoundTripper
+	// Timeout bounds one HTTP request (0: 30 s).
+	Timeout time.Duration
+	// MaxWait is the longest rate-limit wait spent inside one call (0: one
+	// minute); a longer wait returns *RateLimitedError.
+	MaxWait time.Duration
+	// Retries is how often a transient failure of an idempotent call is
+	// retried (0: 4; negative: never).
+	Retries int
+	// LogLimit bounds a downloaded job log in bytes (0: 256 MiB).
+	LogLimit int64
+	// Metrics receive the request counts (nil: none).
+	Metrics *Metrics
+	// Now is the clock for rate-limit resets (nil: time.Now).
+	Now func() time.Time
+}
+
+// Client talks to GitHub as one GitHub App: as the app (JWT) for app
+// endpoints and as each installation (a cached token per installation) for
+// repositories. It is safe for concurrent use.
+type Client struct {
+	cfg     Config
+	metrics *Metrics
+	base    *url.URL
+	atr     *ghinstallation.AppsTransport
+	app     *github.Client
+	plain   *http.Client // log downloads: no credentials
+	now     func() time.Time
+
+	mu       sync.Mutex
+	installs map[int64]*github.Client
+	bot      string
+}
+
+// New parses the app's key once and prepares the client; it makes no
+// request.
+func New(cfg Config) (*Client, error) {
+	if cfg.AppID <= 0 || len(cfg.PrivateKey) == 0 {
+		return nil, errors.New("github client: an app id and a private key are required")
+	}
+	if cfg.BaseURL == "" {
+		cfg.BaseURL = DefaultBaseURL
+	}
+	if !strings.HasSuffix(cfg.BaseURL, "/") {
+		cfg.BaseURL += "/"
+	}
+	base, err := url.Parse(cfg.BaseURL)
+	if err != nil || (base.Scheme != "http" && base.Scheme != "https") || base.Host == "" {
+		return nil, fmt.Errorf("github client: base URL %q is not an http(s) URL", cfg.BaseURL)
+	}
+	if cfg.Transport == nil {
+		cfg.Transport = http.DefaultTransport.(*http.Transport).Clone()
+	}
+	if cfg.Timeout <= 0 {
+		cfg.Timeout = 30 * time.Second
+	}
+	if cfg.MaxWait <= 0 {
+		cfg.MaxWait = defaultMaxWait
+	}
+	if cfg.Retries == 0 {
+		cfg.Retries = defaultRetries
+	}
+	if cfg.LogLimit <= 0 {
+		cfg.LogLimit = 256 << 20
+	}
+	if cfg.Now == nil {
+		cfg.Now = time.Now
+	}
+	counted := &countingTransport{base: cfg.Transport, metrics: cfg.Metrics}
+	atr, err := ghinstallation.NewAppsTransport(counted, cfg.AppID, cfg.PrivateKey)
+	if err != nil {
+		return nil, fmt.Errorf("github client: app key: %w", err)
+	}
+	atr.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/")
+	c := &Client{cfg: cfg, metrics: cfg.Metrics, base: base, atr: atr, now: cfg.Now,
+		installs: map[int64]*github.Client{},
+		plain: &http.Client{Timeout: cfg.Timeout,
+			Transport: &countingTransport{base: cfg.Transport, kind: KindBlob, metrics: cfg.Metrics}},
+	}
+	if c.app, err = c.newGitHub(atr); err != nil {
+		return nil, err
+	}
+	return c, nil
+}
+
+// newGitHub builds a go-github client over rt, pointed at the base URL.
+func (c *Client) newGitHub(rt http.RoundTripper) (*github.Client, error) {
+	gh := github.NewClient(&http.Client{Transport: rt, Timeout: c.cfg.Timeout})
+	if c.cfg.BaseURL == DefaultBaseURL {
+		return gh, nil
+	}
+	gh, err := gh.WithEnterpriseURLs(c.cfg.BaseURL, c.cfg.BaseURL)
+	if err != nil {
+		return nil, fmt.Errorf("github client: base URL %s: %w", c.cfg.BaseURL, err)
+	}
+	return gh, nil
+}
+
+// installation returns the cached client of an installation: its token is
+// exchanged on first use and reused until it nears expiry.
+func (c *Client) installation(id int64) (*github.Client, error) {
+	if id <= 0 {
+		return nil, fmt.Errorf("github client: installation id %d is not valid", id)
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if gh, ok := c.installs[id]; ok {
+		return gh, nil
+	}
+	itr := ghinstallation.NewFromAppsTransport(c.atr, id)
+	itr.BaseURL = c.atr.BaseURL
+	gh, err := c.newGitHub(itr)
+	if err != nil {
+		return nil, err
+	}
+	c.installs[id] = gh
+	return gh, nil
+}
+
+// Repo returns a handle on one repository ("owner/name") through an
+// installation.
+func (c *Client) Repo(installationID int64, fullName string) (*Repo, error) {
+	owner, name, ok := strings.Cut(fullName, "/")
+	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
+		return nil, fmt.Errorf("github client: %q is not owner/name", fullName)
+	}
+	gh, err := c.installation(installationID)
+	if err != nil {
+		return nil, err
+	}
+	return &Repo{c: c, gh: gh, owner: owner, name: name}, nil
+}
+
+// BotLogin returns the login of the app's bot user, "<slug>[bot]", asking
+// GitHub (as the app) once.
+func (c *Client) BotLogin(ctx context.Context) (string, error) {
+	c.mu.Lock()
+	bot := c.bot
+	c.mu.Unlock()
+	if bot != "" {
+		return bot, nil
+	}
+	var app *github.App
+	err := c.do(ctx, "get the app", idempotent, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		app, resp, err = c.app.Apps.Get(ctx, "")
+		return resp, err
+	})
+	if err != nil {
+		return "", err
+	}
+	if app.GetSlug() == "" {
+		return "", errors.New("get the app: GitHub returned no slug")
+	}
+	bot = app.GetSlug() + "[bot]"
+	c.mu.Lock()
+	c.bot = bot
+	c.mu.Unlock()
+	return bot, nil
+}
+
+// Repo is one repository seen through an installation.
+type Repo struct {
+	c           *Client
+	gh          *github.Client
+	owner, name string
+}
+
+// FullName returns "owner/name".
+func (r *Repo) FullName() string { return r.owner + "/" + r.name }
+
+// Owner returns the repository's owner login.
+func (r *Repo) Owner() string { return r.owner }
