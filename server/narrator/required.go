@@ -1,0 +1,134 @@
+package narrator
+
+import (
+	"path"
+	"strconv"
+	"strings"
+
+	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/causal"
+	"github.com/polylane/polylane/causal/diagnosis"
+)
+
+// mechanismWords are the plain-language words that say each mechanism
+// category; a wording must use the category or one of its words.
+var mechanismWords = map[string][]string{
+	causal.RolloutRace:        {"rollout", "roll out", "rolling out", "rolls out", "rolled out", "restart"},
+	causal.Ordering:           {"order", "before it exist", "before they exist", "not yet ready", "not ready", "before it was ready", "before they were ready", "not exist yet", "did not exist"},
+	causal.TransientNetwork:   {"network", "connection", "transient", "reset by peer", "econnreset", "dns"},
+	causal.RateLimit:          {"rate limit", "rate-limit", "rate-limited", "throttl", "too many requests"},
+	causal.ResourceExhaustion: {"memory", "disk", "out of space", "exhaust", "oom", "file watch", "processes", "inotify"},
+	causal.Timeout:            {"timeout", "timed out", "time out", "times out", "ran out of time", "deadline", "time limit"},
+	causal.PortConflict:       {"port conflict", "port in use", "port is in use", "port already", "port was taken", "port is taken", "same port", "already in use", "address in use", "bind"},
+	causal.Dependency:         {"dependenc", "resolve", "resolution", "checksum", "pinn", "version"},
+	causal.Credentials:        {"credential", "token", "auth", "permission", "unauthori", "forbidden", "login", "secret"},
+	causal.TestFailure:        {"test"},
+	causal.BuildFailure:       {"build", "compil"},
+}
+
+// categoryLiterals are the category names that read as a claim when they
+// appear in a wording (plain words such as "timeout" do not).
+var categoryLiterals = []string{
+	causal.RolloutRace, causal.TransientNetwork, causal.RateLimit, causal.ResourceExhaustion,
+	causal.PortConflict, causal.TestFailure, causal.BuildFailure,
+}
+
+// checkRequired rejects a wording that drops a fact the deterministic text
+// states, or names another mechanism category.
+func (c *checker) checkRequired(d *diagnosis.Diagnosis, w Wording) {
+	if d == nil {
+		return
+	}
+	summary, both := normText(w.Summary), normText(w.Summary+"\n"+w.WhyFix)
+	if step := normText(d.Failure.Step.Name); step != "" && !strings.Contains(summary, step) {
+		c.fail("the summary does not name the failing step %s", d.Failure.Step.Name)
+	}
+	if cls := triggerClass(d); cls != nil && d.Window.Runs > 0 {
+		nums := numberSet(w.Summary)
+		for _, n := range []int{cls.Count, d.Window.Runs} {
+			if !nums[strconv.Itoa(n)] {
+				c.fail("the summary does not give the class count and window size (%s)", strconv.Itoa(n))
+			}
+		}
+	}
+	if ch := d.Chain; ch != nil && ch.Mechanism.Category != "" && ch.Mechanism.Category != causal.Unknown {
+		if !saysMechanism(both, ch.Mechanism.Category) {
+			c.fail("the wording does not say the mechanism %s", ch.Mechanism.Category)
+		}
+		for _, lit := range categoryLiterals {
+			if lit != ch.Mechanism.Category && strings.Contains(both, lit) && !c.g.contains(lit) {
+				c.fail("the wording names another mechanism %s", lit)
+			}
+		}
+	}
+	if p := d.Patch; p != nil {
+		why := normText(w.WhyFix)
+		for i, f := range p.Files {
+			if i == 3 {
+				break
+			}
+			if !strings.Contains(why, normText(f.Path)) && !strings.Contains(why, normText(path.Base(f.Path))) {
+				c.fail("the why-this-fix paragraph does not name the patched file %s", f.Path)
+			}
+		}
+	}
+	if d.Verdict.Kind == history.Regression && d.Verdict.FirstBadSHA != nil && len(*d.Verdict.FirstBadSHA) >= 7 {
+		if short := strings.ToLower((*d.Verdict.FirstBadSHA)[:7]); !strings.Contains(both, short) {
+			c.fail("the wording does not name the first bad commit %s", short)
+		}
+	}
+}
+
+// saysMechanism reports whether normalised text names the category or one
+// of its plain-language words.
+func saysMechanism(text, category string) bool {
+	if strings.Contains(text, category) || strings.Contains(text, strings.ReplaceAll(category, "-", " ")) {
+		return true
+	}
+	for _, w := range mechanismWords[category] {
+		if strings.Contains(text, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// numberSet returns the canonical numbers of s, digits and spelled out.
+func numberSet(s string) map[string]bool {
+	set := map[string]bool{}
+	for _, n := range append(scanNumbers(s), spelledNumbers(s)...) {
+		if c, ok := canonNumber(n); ok {
+			set[c] = true
+		}
+	}
+	return set
+}
+
+// normText lower-cases text, turns quotes, backticks and runs of white
+// space into single spaces, so that a name is found however it is quoted.
+func normText(s string) string {
+	s = strings.ToLower(s)
+	s = strings.Map(func(r rune) rune {
+		switch r {
+		case '`', '"', '\'', '“', '”', '‘', '’', '«', '»', '*', '_':
+			return ' '
+		}
+		return r
+	}, s)
+	return strings.Join(strings.Fields(s), " ")
+}
+
+// triggerClass finds the class that holds the trigger's failure.
+func triggerClass(d *diagnosis.Diagnosis) *history.Class {
+	for i := range d.Clusters {
+		if d.TriggerClass != "" && d.Clusters[i].ID == d.TriggerClass {
+			return &d.Clusters[i]
+		}
+	}
+	for i := range d.Clusters {
+		if d.Clusters[i].ContainsTrigger {
+			return &d.Clusters[i]
+		}
+	}
+	return nil
+}
