@@ -1,0 +1,254 @@
+package webhook
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"net/http"
+
+	"github.com/riverqueue/river"
+
+	"github.com/polylane/polylane/store"
+)
+
+// DiagnoseArgs is the job of an accepted workflow_run delivery: diagnose
+// one attempt of a run. River keeps one per (repository, run, attempt), so a
+// second delivery for the same attempt adds no job.
+type DiagnoseArgs struct {
+	DeliveryGUID   string `json:"delivery_guid"`
+	InstallationID int64  `json:"installation_id"`
+	RepositoryID   int64  `json:"repository_id" river:"unique"`
+	RunID          int64  `json:"run_id" river:"unique"`
+	Attempt        int    `json:"attempt" river:"unique"`
+}
+
+// KindDiagnose names the diagnose job.
+const KindDiagnose = "polylane_diagnose"
+
+// Kind names the job.
+func (DiagnoseArgs) Kind() string { return KindDiagnose }
+
+// InsertOpts makes the job unique by its marked arguments, with a bounded
+// number of attempts (River backs off between them).
+func (DiagnoseArgs) InsertOpts() river.InsertOpts {
+	return river.InsertOpts{MaxAttempts: 8, UniqueOpts: river.UniqueOpts{ByArgs: true}}
+}
+
+// account is the owner of an installation or a repository.
+type account struct {
+	Login string `json:"login"`
+	Type  string `json:"type"`
+}
+
+// repoPayload is the repository object of a delivery.
+type repoPayload struct {
+	ID            int64   `json:"id"`
+	FullName      string  `json:"full_name"`
+	DefaultBranch string  `json:"default_branch"`
+	Private       bool    `json:"private"`
+	Owner         account `json:"owner"`
+}
+
+// workflowRun accepts a completed run with a failing conclusion on an
+// installed repository: the delivery and its diagnose job are recorded
+// together. Everything else is answered 202 and not stored.
+func (h *Handler) workflowRun(ctx context.Context, d *Delivery) (Outcome, error) {
+	var p struct {
+		Action string `json:"action"`
+		Run    struct {
+			ID         int64  `json:"id"`
+			RunAttempt int    `json:"run_attempt"`
+			Status     string `json:"status"`
+			Conclusion string `json:"conclusion"`
+		} `json:"workflow_run"`
+		Repository repoPayload `json:"repository"`
+	}
+	if err := json.Unmarshal(d.Payload, &p); err != nil {
+		return Outcome{Status: http.StatusBadRequest, Reason: "malformed workflow_run payload"}, nil
+	}
+	switch {
+	case p.Action != "completed":
+		return ignore("workflow_run " + p.Action + ": only completed runs are diagnosed"), nil
+	case !h.conclusion[p.Run.Conclusion]:
+		return ignore("conclusion " + p.Run.Conclusion + " is not diagnosed"), nil
+	case p.Run.ID <= 0 || p.Repository.ID <= 0 || d.InstallationID <= 0:
+		return ignore("no run, repository or installation in the payload"), nil
+	}
+	installed, err := h.ensureInstalled(ctx, d.InstallationID, p.Repository)
+	if err != nil {
+		return Outcome{}, err
+	}
+	if !installed {
+		return ignore("repository " + p.Repository.FullName + " is not installed"), nil
+	}
+	args := DiagnoseArgs{DeliveryGUID: d.GUID, InstallationID: d.InstallationID, RepositoryID: p.Repository.ID,
+		RunID: p.Run.ID, Attempt: max(p.Run.RunAttempt, 1)}
+	return Outcome{Job: args, Reason: fmt.Sprintf("run %d attempt %d queued for diagnosis", args.RunID, args.Attempt)}, nil
+}
+
+func ignore(reason string) Outcome { return Outcome{Reason: reason} }
+
+// ensureInstalled reports whether the repository may be diagnosed, and
+// records it when the store has not seen it (an installation that predates
+// Polylane's database: a signed delivery naming the installation proves it).
+func (h *Handler) ensureInstalled(ctx context.Context, installationID int64, rp repoPayload) (bool, error) {
+	st := h.opts.Store
+	repo, err := st.GetRepository(ctx, rp.ID)
+	switch {
+	case err == nil && repo.Removed:
+		return false, nil
+	case err != nil && !errors.Is(err, store.ErrNotFound):
+		return false, err
+	}
+	inst, err := st.GetInstallation(ctx, installationID)
+	switch {
+	case err == nil && (inst.Suspended || inst.Deleted):
+		return false, nil
+	case errors.Is(err, store.ErrNotFound):
+		inst = store.Installation{ID: installationID, AccountLogin: rp.Owner.Login, AccountType: rp.Owner.Type}
+		if err := st.UpsertInstallation(ctx, inst); err != nil {
+			return false, err
+		}
+	case err != nil:
+		return false, err
+	}
+	if repo.ID == 0 || repo.InstallationID != installationID || repo.FullName != rp.FullName ||
+		(rp.DefaultBranch != "" && repo.DefaultBranch != rp.DefaultBranch) {
+		repo = store.Repository{ID: rp.ID, InstallationID: installationID, FullName: rp.FullName,
+			DefaultBranch: rp.DefaultBranch, Private: rp.Private}
+		if err := st.UpsertRepository(ctx, repo); err != nil {
+			return false, err
+		}
+	}
+	return true, nil
+}
+
+// shortRepo is a repository as installation events list it.
+type shortRepo struct {
+	ID       int64  `json:"id"`
+	FullName string `json:"full_name"`
+	Private  bool   `json:"private"`
+}
+
+type installationPayload struct {
+	Action       string `json:"action"`
+	Installation struct {
+		ID      int64   `json:"id"`
+		Account account `json:"account"`
+	} `json:"installation"`
+	Repositories        []shortRepo `json:"repositories"`
+	RepositoriesAdded   []shortRepo `json:"repositories_added"`
+	RepositoriesRemoved []shortRepo `json:"repositories_removed"`
+}
+
+// installation keeps installations current: created, deleted, suspend,
+// unsuspend and new_permissions_accepted.
+func (h *Handler) installation(ctx context.Context, d *Delivery) (Outcome, error) {
+	var p installationPayload
+	if err := json.Unmarshal(d.Payload, &p); err != nil || p.Installation.ID <= 0 {
+		return Outcome{Status: http.StatusBadRequest, Reason: "malformed installation payload"}, nil
+	}
+	st := h.opts.Store
+	in, err := st.GetInstallation(ctx, p.Installation.ID)
+	if err != nil && !errors.Is(err, store.ErrNotFound) {
+		return Outcome{}, err
+	}
+	in.ID = p.Installation.ID
+	if p.Installation.Account.Login != "" {
+		in.AccountLogin, in.AccountType = p.Installation.Account.Login, p.Installation.Account.Type
+	}
+	switch p.Action {
+	case "created":
+		in.Suspended, in.Deleted = false, false
+	case "deleted":
+		in.Deleted = true
+	case "suspend":
+		in.Suspended = true
+	case "unsuspend":
+		in.Suspended = false
+	case "new_permissions_accepted":
+	default:
+		return Outcome{Record: true, State: store.DeliveryIgnored, Status: http.StatusOK, Reason: "installation " + p.Action + " ignored"}, nil
+	}
+	if in.AccountLogin == "" {
+		in.AccountLogin = "unknown"
+	}
+	if err := st.UpsertInstallation(ctx, in); err != nil {
+		return Outcome{}, err
+	}
+	if p.Action == "deleted" {
+		if err := h.removeAll(ctx, in.ID); err != nil {
+			return Outcome{}, err
+		}
+	}
+	if err := h.putRepos(ctx, in.ID, p.Repositories, p.Action == "deleted"); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Record: true, Status: http.StatusOK, Reason: "installation " + p.Action + " applied"}, nil
+}
+
+// installationRepositories keeps an installation's repositories current.
+func (h *Handler) installationRepositories(ctx context.Context, d *Delivery) (Outcome, error) {
+	var p installationPayload
+	if err := json.Unmarshal(d.Payload, &p); err != nil || p.Installation.ID <= 0 {
+		return Outcome{Status: http.StatusBadRequest, Reason: "malformed installation_repositories payload"}, nil
+	}
+	st := h.opts.Store
+	if _, err := st.GetInstallation(ctx, p.Installation.ID); errors.Is(err, store.ErrNotFound) {
+		in := store.Installation{ID: p.Installation.ID, AccountLogin: p.Installation.Account.Login, AccountType: p.Installation.Account.Type}
+		if in.AccountLogin == "" {
+			in.AccountLogin = "unknown"
+		}
+		if err := st.UpsertInstallation(ctx, in); err != nil {
+			return Outcome{}, err
+		}
+	} else if err != nil {
+		return Outcome{}, err
+	}
+	if err := h.putRepos(ctx, p.Installation.ID, p.RepositoriesAdded, false); err != nil {
+		return Outcome{}, err
+	}
+	if err := h.putRepos(ctx, p.Installation.ID, p.RepositoriesRemoved, true); err != nil {
+		return Outcome{}, err
+	}
+	return Outcome{Record: true, Status: http.StatusOK, Reason: "installation repositories " + p.Action + " applied"}, nil
+}
+
+// putRepos adds or removes repositories, keeping what the store knows of
+// them (a default branch is not in these payloads).
+func (h *Handler) putRepos(ctx context.Context, installationID int64, repos []shortRepo, removed bool) error {
+	st := h.opts.Store
+	for _, sr := range repos {
+		if sr.ID <= 0 || sr.FullName == "" {
+			continue
+		}
+		r, err := st.GetRepository(ctx, sr.ID)
+		if err != nil && !errors.Is(err, store.ErrNotFound) {
+			return err
+		}
+		r.ID, r.InstallationID, r.FullName, r.Private, r.Removed = sr.ID, installationID, sr.FullName, sr.Private, removed
+		if err := st.UpsertRepository(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// removeAll marks every repository of a deleted installation removed.
+func (h *Handler) removeAll(ctx context.Context, installationID int64) error {
+	repos, err := h.opts.Store.ListRepositories(ctx, installationID)
+	if err != nil {
+		return err
+	}
+	for _, r := range repos {
+		if r.Removed {
+			continue
+		}
+		r.Removed = true
+		if err := h.opts.Store.UpsertRepository(ctx, r); err != nil {
+			return err
+		}
+	}
+	return nil
+}

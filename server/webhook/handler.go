@@ -1,0 +1,304 @@
+package webhook
+
+import (
+	"bytes"
+	"context"
+	"crypto/hmac"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net/http"
+	"net/url"
+	"strings"
+	"time"
+
+	"github.com/riverqueue/river"
+
+	"github.com/polylane/polylane/server"
+	"github.com/polylane/polylane/store"
+)
+
+// DefaultMaxBody is a little above GitHub's 25 MB payload cap.
+const DefaultMaxBody = 26 << 20
+
+// Headers GitHub sends with a delivery.
+const (
+	HeaderEvent     = "X-GitHub-Event"
+	HeaderDelivery  = "X-GitHub-Delivery"
+	HeaderSignature = "X-Hub-Signature-256"
+)
+
+// Store is what the handler needs from the store: the accounts it keeps
+// current and the delivery it records with its job in one transaction.
+type Store interface {
+	store.Accounts
+	RecordDelivery(ctx context.Context, d store.Delivery, args river.JobArgs, opts *river.InsertOpts) (duplicate bool, err error)
+}
+
+// Options configure a Handler.
+type Options struct {
+	// Secret is the webhook secret; New refuses an empty one.
+	Secret string
+	Store  Store
+	// FailingConclusions are the workflow_run conclusions that start a
+	// diagnosis (nil: DefaultFailingConclusions).
+	FailingConclusions []string
+	// MaxBody bounds a delivery's body (0: DefaultMaxBody); larger ones get
+	// 413 before they are read to the end.
+	MaxBody int64
+	// Now is the clock of ReceivedAt (nil: time.Now).
+	Now func() time.Time
+}
+
+// DefaultFailingConclusions start a diagnosis unless configured otherwise.
+var DefaultFailingConclusions = []string{"failure", "timed_out"}
+
+// Delivery is a verified delivery as an EventFunc sees it.
+type Delivery struct {
+	GUID           string
+	Event          string
+	Action         string
+	InstallationID int64 // 0 when the payload has none
+	RepositoryID   int64 // 0 when the payload has none
+	Payload        []byte
+	ReceivedAt     time.Time
+}
+
+// Outcome is what an EventFunc decided about a delivery.
+type Outcome struct {
+	// Record stores the delivery, deduplicated on its GUID.
+	Record bool
+	// Job, when set, is enqueued in the transaction that records the
+	// delivery (Record is implied).
+	Job  river.JobArgs
+	Opts *river.InsertOpts
+	// State is the recorded delivery's state (default: queued with a job,
+	// done without).
+	State string
+	// Status is the HTTP answer (default 202 Accepted) and Reason its text.
+	Status int
+	Reason string
+}
+
+// EventFunc handles one event kind. It must make no GitHub call and do no
+// analysis: the answer is due within GitHub's 10 seconds, and slow work
+// belongs to the job it returns.
+type EventFunc func(ctx context.Context, d *Delivery) (Outcome, error)
+
+// Handler serves POST /webhooks/github: it bounds the body, checks the
+// signature in constant time, parses the envelope and dispatches on the
+// event name through a table that later features extend with Handle.
+type Handler struct {
+	opts       Options
+	secret     []byte
+	conclusion map[string]bool
+	events     map[string]EventFunc
+}
+
+// New builds the handler with the events Polylane handles today:
+// ping, workflow_run, installation and installation_repositories, and
+// issue_comment and pull_request recorded without a job.
+func New(opts Options) (*Handler, error) {
+	if opts.Secret == "" {
+		return nil, errors.New("webhook: an empty secret would accept forged deliveries")
+	}
+	if opts.Store == nil {
+		return nil, errors.New("webhook: no store")
+	}
+	if opts.MaxBody <= 0 {
+		opts.MaxBody = DefaultMaxBody
+	}
+	if opts.Now == nil {
+		opts.Now = time.Now
+	}
+	if opts.FailingConclusions == nil {
+		opts.FailingConclusions = DefaultFailingConclusions
+	}
+	h := &Handler{opts: opts, secret: []byte(opts.Secret), conclusion: map[string]bool{}, events: map[string]EventFunc{}}
+	for _, c := range opts.FailingConclusions {
+		h.conclusion[strings.TrimSpace(c)] = true
+	}
+	h.Handle("ping", h.ping)
+	h.Handle("workflow_run", h.workflowRun)
+	h.Handle("installation", h.installation)
+	h.Handle("installation_repositories", h.installationRepositories)
+	h.Handle("issue_comment", recordOnly)
+	h.Handle("pull_request", recordOnly)
+	return h, nil
+}
+
+// Handle sets the function of an event, replacing the one there.
+func (h *Handler) Handle(event string, fn EventFunc) { h.events[event] = fn }
+
+// answer writes a short plain-text answer.
+func answer(w http.ResponseWriter, status int, text string) {
+	w.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	w.Header().Set("Cache-Control", "no-store")
+	w.WriteHeader(status)
+	fmt.Fprintln(w, text)
+}
+
+// ServeHTTP verifies, records and answers one delivery.
+func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	body, status, msg := h.readBody(w, r)
+	if status != 0 {
+		answer(w, status, msg)
+		return
+	}
+	if !h.validSignature(r.Header.Get(HeaderSignature), body) {
+		answer(w, http.StatusUnauthorized, "missing or invalid X-Hub-Signature-256")
+		return
+	}
+	d := &Delivery{GUID: r.Header.Get(HeaderDelivery), Event: r.Header.Get(HeaderEvent), ReceivedAt: h.opts.Now()}
+	log := server.Logger(r.Context()).With().Str(server.LogKeyDeliveryID, d.GUID).Str("event", d.Event).Logger()
+	ctx := log.WithContext(r.Context())
+	if d.GUID == "" || d.Event == "" || len(d.GUID) > 100 || len(d.Event) > 100 {
+		answer(w, http.StatusBadRequest, "missing or oversized X-GitHub-Event or X-GitHub-Delivery")
+		return
+	}
+	payload, err := jsonPayload(r.Header.Get("Content-Type"), body)
+	if err != nil {
+		answer(w, http.StatusBadRequest, err.Error())
+		return
+	}
+	d.Payload = payload
+	if err := parseEnvelope(d); err != nil {
+		answer(w, http.StatusBadRequest, "malformed JSON payload")
+		return
+	}
+	fn := h.events[d.Event]
+	if fn == nil {
+		answer(w, http.StatusAccepted, "event "+d.Event+" not handled")
+		return
+	}
+	status, text, err := h.dispatch(ctx, fn, d)
+	if err != nil {
+		log.Error().Err(err).Msg("delivery not recorded")
+		answer(w, http.StatusInternalServerError, "delivery not recorded")
+		return
+	}
+	answer(w, status, text)
+}
+
+// readBody reads the body within the bound; a non-zero status is the
+// answer to give instead.
+func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int, string) {
+	if r.ContentLength > h.opts.MaxBody {
+		return nil, http.StatusRequestEntityTooLarge, "payload too large"
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
+	var tooLarge *http.MaxBytesError
+	switch {
+	case errors.As(err, &tooLarge):
+		return nil, http.StatusRequestEntityTooLarge, "payload too large"
+	case err != nil:
+		return nil, http.StatusBadRequest, "unreadable body"
+	}
+	return body, 0, ""
+}
+
+// validSignature checks "sha256=<hex HMAC-SHA256 of the raw body>" in
+// constant time.
+func (h *Handler) validSignature(header string, body []byte) bool {
+	got, ok := strings.CutPrefix(header, "sha256=")
+	if !ok || len(got) != sha256.Size*2 {
+		return false
+	}
+	sig, err := hex.DecodeString(got)
+	if err != nil {
+		return false
+	}
+	mac := hmac.New(sha256.New, h.secret)
+	mac.Write(body)
+	return hmac.Equal(sig, mac.Sum(nil))
+}
+
+// jsonPayload returns the JSON of a body: the body itself, or the payload
+// field of a form-encoded body (repository hooks may send that).
+func jsonPayload(contentType string, body []byte) ([]byte, error) {
+	mt, _, _ := mime.ParseMediaType(contentType)
+	if mt != "application/x-www-form-urlencoded" {
+		return body, nil
+	}
+	form, err := url.ParseQuery(string(body))
+	if err != nil || form.Get("payload") == "" {
+		return nil, errors.New("form-encoded delivery without a payload field")
+	}
+	return []byte(form.Get("payload")), nil
+}
+
+// parseEnvelope reads the fields every delivery may carry.
+func parseEnvelope(d *Delivery) error {
+	var env struct {
+		Action       string `json:"action"`
+		Installation *struct {
+			ID int64 `json:"id"`
+		} `json:"installation"`
+		Repository *struct {
+			ID int64 `json:"id"`
+		} `json:"repository"`
+	}
+	dec := json.NewDecoder(bytes.NewReader(d.Payload))
+	if err := dec.Decode(&env); err != nil {
+		return err
+	}
+	if dec.More() {
+		return errors.New("trailing data after the JSON payload")
+	}
+	d.Action = env.Action
+	if env.Installation != nil {
+		d.InstallationID = env.Installation.ID
+	}
+	if env.Repository != nil {
+		d.RepositoryID = env.Repository.ID
+	}
+	return nil
+}
+
+// dispatch runs the event's function and records the delivery as it says.
+func (h *Handler) dispatch(ctx context.Context, fn EventFunc, d *Delivery) (int, string, error) {
+	out, err := fn(ctx, d)
+	if err != nil {
+		return 0, "", err
+	}
+	status := out.Status
+	if status == 0 {
+		status = http.StatusAccepted
+	}
+	if !out.Record && out.Job == nil {
+		return status, out.Reason, nil
+	}
+	state := out.State
+	if state == "" {
+		state = store.DeliveryDone
+		if out.Job != nil {
+			state = store.DeliveryQueued
+		}
+	}
+	rec := store.Delivery{GUID: d.GUID, Event: d.Event, Action: d.Action, InstallationID: d.InstallationID,
+		RepositoryID: d.RepositoryID, ReceivedAt: d.ReceivedAt, Payload: d.Payload, State: state}
+	duplicate, err := h.opts.Store.RecordDelivery(ctx, rec, out.Job, out.Opts)
+	if err != nil {
+		return 0, "", fmt.Errorf("record delivery: %w", err)
+	}
+	if duplicate {
+		return http.StatusOK, "duplicate delivery: already recorded", nil
+	}
+	return status, out.Reason, nil
+}
+
+// recordOnly stores a delivery without a job: issue_comment and
+// pull_request are kept for the conversation features that will act on
+// them.
+func recordOnly(_ context.Context, d *Delivery) (Outcome, error) {
+	return Outcome{Record: true, State: store.DeliveryIgnored, Reason: d.Event + " recorded; not acted on yet"}, nil
+}
+
+// ping answers GitHub's hook check.
+func (h *Handler) ping(context.Context, *Delivery) (Outcome, error) {
+	return Outcome{Record: true, Status: http.StatusOK, Reason: "pong"}, nil
+}
