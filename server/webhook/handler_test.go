@@ -267,7 +267,9 @@ func TestInstallationEvents(t *testing.T) {
 	if n := r.jobs(t); n != 0 {
 		t.Fatalf("a suspended installation's failure queued %d jobs", n)
 	}
-	send("inst-unsuspend", func(s *githubtest.Server) (githubtest.Event, error) { return s.InstallationEvent("unsuspend", tinyInst) })
+	send("inst-unsuspend", func(s *githubtest.Server) (githubtest.Event, error) {
+		return s.InstallationEvent("unsuspend", tinyInst)
+	})
 	send("accepted-run", runEvent(tinyFailed))
 	if n := r.jobs(t); n != 1 {
 		t.Fatalf("after unsuspend: %d jobs, want 1", n)
