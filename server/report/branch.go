@@ -22,8 +22,10 @@ func FixBranch(classID string) string {
 		case r >= 'a' && r <= 'z', r >= '0' && r <= '9', r == '_':
 			b.WriteRune(r)
 			dash = false
-		case r == '.' && !dash && !strings.HasSuffix(b.String(), "."):
-			b.WriteRune(r)
+		case r == '.':
+			if !dash && !strings.HasSuffix(b.String(), ".") {
+				b.WriteRune(r)
+			}
 		default:
 			if !dash {
 				b.WriteByte('-')

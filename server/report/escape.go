@@ -73,7 +73,7 @@ func clipTail(s string, n int) string {
 // blockLead matches text that would open a block at the start of a line
 // or list item: a bullet, a setext or thematic-break run, or an ordered
 // list number; the last character of the match gets a backslash.
-var blockLead = regexp.MustCompile(`^(?:[-+=]|[0-9]{1,9}[.)])`)
+var blockLead = regexp.MustCompile(`^\s*(?:[-+=]|[0-9]{1,9}[.)])`)
 
 // mdEscaped lists the ASCII characters that text escapes with a backslash:
 // everything that can open inline markdown structure (emphasis, code,
@@ -154,14 +154,37 @@ func prose(s string, n int) string {
 	}
 	parts := strings.Split(s, "`")
 	var b strings.Builder
+	var pending strings.Builder // text since the last code span
+	lastCode := false
+	flush := func() {
+		t := strings.Join(strings.Fields(pending.String()), " ")
+		if strings.HasPrefix(pending.String(), " ") && b.Len() > 0 {
+			t = " " + t
+		}
+		if strings.HasSuffix(pending.String(), " ") && t != "" && t != " " {
+			t += " "
+		}
+		if t != "" {
+			b.WriteString(escapeText(t))
+			lastCode = false
+		}
+		pending.Reset()
+	}
 	for i, p := range parts {
 		switch {
-		case i%2 == 1:
+		case i%2 == 0:
+			pending.WriteString(p)
+		case p != "": // an empty code part is dropped
+			flush()
+			if lastCode {
+				// Two code spans side by side would parse as one.
+				b.WriteByte(' ')
+			}
 			b.WriteString(code(p, 0))
-		case p != "":
-			b.WriteString(escapeText(p))
+			lastCode = true
 		}
 	}
+	flush()
 	return b.String()
 }
 

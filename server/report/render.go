@@ -187,18 +187,26 @@ func (r *renderer) cutNote(b *strings.Builder) {
 	b.WriteString("\n\n")
 }
 
-// t escapes untrusted text at the level's length limit.
-func (r *renderer) t(s string) string { return text(s, r.limit(s)) }
+// t escapes untrusted text at the level's length limit; empty text is
+// shown as "(empty)" so that no list item or heading is left blank.
+func (r *renderer) t(s string) string { return orEmpty(text(s, r.limit(s))) }
 
 // c renders untrusted text as a code span at the level's length limit.
 func (r *renderer) c(s string) string { return code(s, r.limit(s)) }
 
 // p renders prose that quotes untrusted text at the level's length limit.
-func (r *renderer) p(s string) string { return prose(s, r.limit(s)) }
+func (r *renderer) p(s string) string { return orEmpty(prose(s, r.limit(s))) }
+
+func orEmpty(s string) string {
+	if s == "" {
+		return "(empty)"
+	}
+	return s
+}
 
 // limit returns the level's text limit and records a cut when s exceeds it.
 func (r *renderer) limit(s string) int {
-	if utf8.RuneCountInString(s) > r.lim.text && len(clean(s)) > 0 && utf8.RuneCountInString(clean(s)) > r.lim.text {
+	if utf8.RuneCountInString(s) > r.lim.text && utf8.RuneCountInString(clean(s)) > r.lim.text {
 		r.cut.clipped = true
 		r.cut.clipLimit = r.lim.text
 	}
