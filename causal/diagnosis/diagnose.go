@@ -106,7 +106,11 @@ func Diagnose(in Input) (*Outcome, error) {
 		UnknownRuns:  unknownRuns(occs),
 	}
 	d.Cadence = history.Cadence(classes[0].Count, trig.Step.Name, cmp.Or(in.Workflow.Name, trigger.Name), d.Window)
-	return &Outcome{Diagnosis: d, Window: window, Occurrences: occs, Classes: classes}, nil
+	out := &Outcome{Diagnosis: d, Window: window, Occurrences: occs, Classes: classes}
+	if err := explainTrigger(in, out, trig, analyze); err != nil {
+		return nil, err
+	}
+	return out, nil
 }
 
 // triggerRun finds the trigger run (latest attempt) and checks that it failed.

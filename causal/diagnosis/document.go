@@ -35,6 +35,11 @@ type Diagnosis struct {
 	// UnknownRuns lists failed runs of the window whose jobs or log could not
 	// be read, newest first.
 	UnknownRuns []int64 `json:"unknown_runs,omitempty"`
+	// Summary says in a short paragraph what failed and why; WhyThisFix says
+	// why the patch fixes the mechanism, or why there is no patch. Both are
+	// built from the evidence by the causal stage.
+	Summary    string `json:"summary,omitempty"`
+	WhyThisFix string `json:"why_this_fix,omitempty"`
 	// Lint is the repository's declared lint command, when one was found.
 	Lint *Lint `json:"lint,omitempty"`
 }

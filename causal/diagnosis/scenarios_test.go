@@ -58,9 +58,9 @@ func scenarioDirs(t *testing.T, root string) []string {
 }
 
 // TestScenarios runs the diagnose code path of the CLI on every scenario under
-// the shared scenarios directory and checks every expect.json fact that the
-// history stage covers. Other facts (mechanism, producer, patch, impact) are
-// ignored here.
+// the shared scenarios directory and checks every fact of its expect.json:
+// the history facts (step, window, classes, verdict, cause line) and the
+// causal ones (mechanism, producer, patch files, git apply --check, impact).
 func TestScenarios(t *testing.T) {
 	for _, dir := range scenarioDirs(t, sharedScenariosDir(t)) {
 		t.Run(filepath.Base(dir), func(t *testing.T) { checkScenario(t, dir) })
@@ -85,6 +85,7 @@ func checkScenario(t *testing.T, dir string) {
 		t.Skip("no expect.json")
 	}
 	checkExpect(t, d, s.Expect)
+	checkCausalExpect(t, d, s)
 }
 
 func checkExpect(t *testing.T, d *Diagnosis, e *scenario.Expect) {
