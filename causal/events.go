@@ -91,16 +91,6 @@ func scanEvents(lines []logLine) []event {
 	return out
 }
 
-// lastOf returns the last event of a kind, or nil.
-func lastOf(evs []event, kind string) *event {
-	for i := len(evs) - 1; i >= 0; i-- {
-		if evs[i].Kind == kind {
-			return &evs[i]
-		}
-	}
-	return nil
-}
-
 // ofKind returns the events of the given kinds.
 func ofKind(evs []event, kinds ...string) []event {
 	var out []event

@@ -8,11 +8,10 @@ import (
 	"github.com/polylane/polylane/causal/patch"
 )
 
-// native is a tool's own retry setting: the arguments to add and the word
-// they go after ("" means after the program word).
+// native is a tool's own retry setting: the subcommands it applies to and the
+// arguments to add after the program word.
 type native struct {
 	subcommands []string
-	after       string
 	args        []string
 	what        string
 }

@@ -3,7 +3,6 @@ package causal
 import (
 	"fmt"
 	"regexp"
-	"strconv"
 	"strings"
 
 	"github.com/polylane/polylane/causal/harness"
@@ -314,5 +313,3 @@ func removeFirst(x *explainer, n *harness.Node, cmd, rationale string) (*fixPlan
 	}
 	return &fixPlan{Title: "Remove what an earlier run left behind before " + commandName(n), Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
 }
-
-func itoa(n int) string { return strconv.Itoa(n) }

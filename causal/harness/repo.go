@@ -2,7 +2,6 @@ package harness
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -241,9 +240,6 @@ func parsePackageJSON(p string, data []byte) (*PackageJSON, error) {
 	}
 	return pj, nil
 }
-
-// errNotHarness marks a command that is not a call into the harness.
-var errNotHarness = errors.New("not a harness call")
 
 // maxReuseDepth bounds how deep reusable-workflow calls are followed.
 const maxReuseDepth = 4
