@@ -1,0 +1,108 @@
+package dashboard_test
+
+import (
+	"context"
+	"io"
+	"net/http"
+	"net/http/cookiejar"
+	"net/http/httptest"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/rs/zerolog"
+
+	"github.com/polylane/polylane/server"
+	"github.com/polylane/polylane/server/dashboard"
+	"github.com/polylane/polylane/server/dashboard/dashboardtest"
+	"github.com/polylane/polylane/server/githubtest"
+	"github.com/polylane/polylane/store"
+	"github.com/polylane/polylane/store/sqlite"
+)
+
+// end is the time of the newest generated run; the clock is an hour later.
+var end = time.Date(2026, 3, 20, 12, 0, 0, 0, time.UTC)
+
+// env is a dashboard over a seeded SQLite store, signing in through the
+// GitHub simulator as "octocat", who can see installation 1001 (acme) but
+// not 1002 (globex).
+type env struct {
+	t      *testing.T
+	url    string
+	sim    *githubtest.Server
+	seeded *dashboardtest.Seeded
+	st     store.Store
+	client *http.Client
+}
+
+func newEnv(t *testing.T, public bool) *env {
+	t.Helper()
+	ctx := context.Background()
+	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(t.TempDir(), "dash.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { st.Close() })
+	if _, err := st.Migrate(ctx); err != nil {
+		t.Fatal(err)
+	}
+	seeded, err := dashboardtest.Seed(ctx, st, dashboardtest.Options{Installations: 2, Repos: 4, RunsPerRepo: 240,
+		Days: 40, End: end, Diagnoses: 30})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dirs, err := dashboardtest.WriteScenarios(t.TempDir(), seeded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim, err := githubtest.Start(githubtest.Options{Scenarios: dirs, ClientID: "Iv1.dashboardtest", ClientSecret: "s3cret"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	sim.AddUser(githubtest.User{Login: "octocat", Name: "The Octocat", Installations: []int64{dashboardtest.FirstInstallationID}})
+	d, err := dashboard.New(dashboard.Options{Store: st, Public: public, ClientID: "Iv1.dashboardtest", ClientSecret: "s3cret",
+		SessionSecret: []byte("0123456789abcdef0123456789abcdef-test"), InsecureCookies: true, GitHubAPIURL: sim.APIURL(),
+		Now: func() time.Time { return end.Add(time.Hour) }})
+	if err != nil {
+		t.Fatal(err)
+	}
+	srv := server.New(server.Options{Logger: zerolog.Nop()})
+	d.Mount(srv)
+	ts := httptest.NewServer(srv.Handler())
+	t.Cleanup(ts.Close)
+	jar, _ := cookiejar.New(nil)
+	return &env{t: t, url: ts.URL, sim: sim, seeded: seeded, st: st, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
+}
+
+// get fetches a path and returns the status and body.
+func (e *env) get(path string) (int, string) {
+	e.t.Helper()
+	resp, err := e.client.Get(e.url + path)
+	if err != nil {
+		e.t.Fatalf("GET %s: %v", path, err)
+	}
+	defer resp.Body.Close()
+	b, err := io.ReadAll(resp.Body)
+	if err != nil {
+		e.t.Fatalf("GET %s: %v", path, err)
+	}
+	return resp.StatusCode, string(b)
+}
+
+// signIn goes through the OAuth flow and lands on the overview.
+func (e *env) signIn() string {
+	e.t.Helper()
+	code, body := e.get("/auth/github?next=/")
+	if code != http.StatusOK || !strings.Contains(body, "Signed in as") {
+		e.t.Fatalf("sign-in ended with %d:\n%.600s", code, body)
+	}
+	return body
+}
+
+// repoByIndex is a generated repository.
+func (e *env) repo(i int) store.Repository { return e.seeded.Repos[i] }
+
+// repoPath is a repository's dashboard path.
+func repoPath(r store.Repository) string { return "/repos/" + r.FullName }
