@@ -21,7 +21,7 @@ type topic struct {
 var topics = []topic{
 	{"failure", []string{"fail", "failed", "fails", "failing", "failure", "error", "errors", "step", "log", "logs", "exit", "job", "output", "message"}},
 	{"mechanism", []string{"why", "cause", "caused", "causes", "reason", "mechanism", "how", "happen", "happened", "happens", "root"}},
-	{"producer", []string{"where", "which", "producer", "produced", "file", "task", "target", "script", "code", "comes", "harness"}},
+	{"producer", []string{"producer", "produced", "produces", "file", "task", "target", "script", "code", "harness"}},
 	{"retry", []string{"retry", "retried", "retries", "retrying", "today", "rerun", "again"}},
 	{"cadence", []string{"often", "frequency", "frequently", "many", "times", "cadence", "rate", "intermittent", "recur", "recurs", "count", "runs"}},
 	{"verdict", []string{"verdict", "flaky", "flake", "regression", "broken", "started", "start", "commit", "introduced", "sha", "new"}},
@@ -41,6 +41,23 @@ var stopWords = map[string]bool{
 	"into": true, "than": true, "then": true, "so": true, "if": true, "but": true, "any": true, "all": true,
 	"some": true, "polylane": true, "please": true, "tell": true, "explain": true, "know": true, "does't": true,
 	"dont": true, "doesnt": true, "just": true, "only": true, "also": true, "have": true, "has": true, "had": true,
+}
+
+// askWords ask a question without saying what about.
+var askWords = map[string]bool{"what": true, "whats": true, "which": true, "where": true, "why": true, "how": true, "when": true}
+
+// contentWord reports whether w says what a question is about: not a
+// question word and not a topic word.
+func contentWord(w string) bool {
+	if askWords[w] || len(w) < 4 {
+		return false
+	}
+	for _, t := range topics {
+		if slices.Contains(t.words, w) {
+			return false
+		}
+	}
+	return true
 }
 
 // questionWord matches the words of a question.
@@ -99,7 +116,13 @@ func DeterministicAnswer(d *diagnosis.Diagnosis, question string) Answer {
 		a.parts = append(a.parts, "Anything else the question asks is "+notKnown+".")
 	}
 	text := strings.Join(a.parts, "\n\n")
-	return Answer{Text: text, Cited: a.cited, Grounded: len(a.cited) > 0}
+	var cited []string
+	for _, id := range evidencePattern.FindAllString(text, -1) {
+		if a.g.evidence[id] && !slices.Contains(cited, id) {
+			cited = append(cited, id)
+		}
+	}
+	return Answer{Text: text, Cited: cited, Grounded: len(cited) > 0}
 }
 
 // hasAny reports whether words holds one of want.
@@ -116,14 +139,7 @@ func hasAny(words, want []string) bool {
 // neither a topic nor the diagnosis holds.
 func (a *answerer) unmatched(words []string) bool {
 	for _, w := range words {
-		if len(w) < 4 || a.g.contains(w) {
-			continue
-		}
-		known := false
-		for _, t := range topics {
-			known = known || slices.Contains(t.words, w)
-		}
-		if !known {
+		if contentWord(w) && !a.g.contains(w) {
 			return true
 		}
 	}
@@ -252,7 +268,7 @@ func (a *answerer) cadence() {
 		s = append(s, fmt.Sprintf("This failure happened in %d of the last %d runs on %s (pattern: %s).", cls.Count, d.Window.Runs, code(d.Window.Branch), cls.Pattern))
 	}
 	if d.Cadence != "" {
-		s = append(s, "Cadence: "+prose(d.Cadence, 300)+".")
+		s = append(s, "Cadence: "+prose(d.Cadence, 300))
 	}
 	if len(s) == 0 {
 		a.say("How often this failure happens is " + notKnown + ".")
@@ -288,7 +304,7 @@ func (a *answerer) fix() {
 	for _, f := range p.Files {
 		files = append(files, fmt.Sprintf("%s (+%d/-%d)", code(f.Path), f.Added, f.Removed))
 	}
-	s := "The proposed fix, " + prose(p.Title, 200) + ", changes " + strings.Join(files, ", ") + "."
+	s := "The proposed fix, " + phrase(p.Title, 200) + ", changes " + strings.Join(files, ", ") + "."
 	if p.Rationale != "" {
 		s += " " + prose(p.Rationale, 900)
 	}
@@ -317,7 +333,7 @@ func (a *answerer) evidence(words []string) {
 		hay := strings.ToLower(e.Text + " " + e.Note + " " + e.File)
 		n := 0
 		for _, w := range words {
-			if len(w) >= 4 && strings.Contains(hay, w) {
+			if contentWord(w) && strings.Contains(hay, w) {
 				n++
 			}
 		}
@@ -376,11 +392,22 @@ func code(s string) string {
 	return "`" + s + "`"
 }
 
-// prose bounds a paragraph Polylane wrote and keeps its code spans paired.
+// prose bounds a sentence Polylane wrote, keeps its code spans paired and
+// ends it with a full stop.
 func prose(s string, n int) string {
+	s = phrase(s, n)
+	if s == "" || strings.HasSuffix(s, "…") {
+		return s
+	}
+	return s + "."
+}
+
+// phrase bounds a phrase Polylane wrote, keeps its code spans paired and
+// drops its final full stop.
+func phrase(s string, n int) string {
 	s = clipRunes(oneLine(s), n)
 	if strings.Count(s, "`")%2 != 0 {
 		s = strings.ReplaceAll(s, "`", "'")
 	}
-	return strings.TrimRight(s, ".")
+	return strings.TrimRight(s, ". ")
 }
