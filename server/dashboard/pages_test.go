@@ -1,0 +1,237 @@
+package dashboard_test
+
+import (
+	"encoding/json"
+	"fmt"
+	"net/http"
+	"regexp"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polylane/polylane/server/dashboard"
+)
+
+// getJSON fetches an API path into v.
+func (e *env) getJSON(path string, v any) {
+	e.t.Helper()
+	code, body := e.get("/api/v1" + path)
+	if code != http.StatusOK {
+		e.t.Fatalf("GET /api/v1%s: %d %.300s", path, code, body)
+	}
+	if err := json.Unmarshal([]byte(body), v); err != nil {
+		e.t.Fatalf("GET /api/v1%s: %v", path, err)
+	}
+}
+
+func TestRepositoryChartHasTheWindowsDaysAndClasses(t *testing.T) {
+	e := newEnv(t, false)
+	e.signIn()
+	repo := e.repo(0)
+	for _, days := range []int{30, 7, 90} {
+		var data dashboard.RepositoryData
+		e.getJSON(fmt.Sprintf("%s?days=%d", repoPath(repo), days), &data)
+		if data.Window.Days != days || len(data.Workflows) != 2 {
+			t.Fatalf("days=%d: window %+v, %d workflows", days, data.Window, len(data.Workflows))
+		}
+		_, html := e.get(fmt.Sprintf("%s?days=%d", repoPath(repo), days))
+		for _, wf := range data.Workflows {
+			if len(wf.Days) != days {
+				t.Errorf("workflow %s: %d days, want %d", wf.Name, len(wf.Days), days)
+			}
+			want := e.seeded.ClassesBetween(repo.ID, wf.ID, data.Window.From, data.Window.To)
+			got := 0
+			for _, l := range wf.Legend {
+				if l.ClassID != "" {
+					got++
+				}
+			}
+			if got != want {
+				t.Errorf("workflow %s over %d days: %d classes in the legend, want %d", wf.Name, days, got, want)
+			}
+			tag := fmt.Sprintf(`id="cadence-%d" role="img"`, wf.ID)
+			attrs := fmt.Sprintf(`data-days="%d" data-classes="%d"`, days, want)
+			i := strings.Index(html, tag)
+			if i < 0 || !strings.Contains(html[i:i+400], attrs) {
+				t.Errorf("workflow %s: chart with %s not in the page", wf.Name, attrs)
+			}
+		}
+	}
+	if code, _ := e.get(repoPath(repo) + "?days=1000"); code != http.StatusBadRequest {
+		t.Errorf("days=1000: %d, want 400", code)
+	}
+}
+
+func TestRepositoryChartCountsMatchTheRuns(t *testing.T) {
+	e := newEnv(t, false)
+	e.signIn()
+	repo := e.repo(0)
+	var data dashboard.RepositoryData
+	e.getJSON(repoPath(repo)+"?days=90", &data)
+	failed := map[string]int{}
+	for _, list := range e.seeded.Failures[repo.ID] {
+		for _, f := range list {
+			failed[f.Day.Format("2006-01-02")]++
+		}
+	}
+	got := map[string]int{}
+	runs := 0
+	for _, wf := range data.Workflows {
+		for _, d := range wf.Days {
+			sum := 0
+			for _, c := range d.Classes {
+				sum += c.Runs
+			}
+			if sum != d.Failed || d.Unclassified != 0 {
+				t.Fatalf("%s %s: classes add to %d, failed %d", wf.Name, d.Day, sum, d.Failed)
+			}
+			got[d.Day] += d.Failed
+			runs += d.Runs
+		}
+	}
+	for day, n := range failed {
+		if got[day] != n {
+			t.Errorf("%s: %d failed runs charted, %d generated", day, got[day], n)
+		}
+	}
+	if runs != 240 {
+		t.Errorf("%d runs charted over 90 days, want all 240", runs)
+	}
+	if len(data.Classes) == 0 || len(data.Diagnoses) != 10 || data.Classes[0].Trend == "" {
+		t.Fatalf("classes %d, diagnoses %d", len(data.Classes), len(data.Diagnoses))
+	}
+}
+
+func TestClassPageShowsTheFixEffectAndEscapesLogText(t *testing.T) {
+	e := newEnv(t, false)
+	e.signIn()
+	repo := e.repo(0)
+	var data dashboard.ClassData
+	e.getJSON(repoPath(repo)+"/classes/"+e.seeded.FixedClass, &data)
+	if data.Effect == nil || data.Class.Fix == nil || data.Class.Fix.State != "merged" {
+		t.Fatalf("fixed class: effect %+v, fix %+v", data.Effect, data.Class.Fix)
+	}
+	if data.Effect.Before.WithClass == 0 || data.Effect.Before.Rate <= 0 || data.Effect.After.WithClass != 0 || data.Effect.After.Finished == 0 {
+		t.Fatalf("rates before and after the fix: %+v", data.Effect)
+	}
+	if len(data.Timeline) != 90 || data.Chain == nil || !strings.HasPrefix(data.Flowchart, "flowchart TD") || len(data.Samples) == 0 {
+		t.Fatalf("class page: %d days, chain %v, flowchart %.40q, %d samples", len(data.Timeline), data.Chain != nil, data.Flowchart, len(data.Samples))
+	}
+	if s := data.Samples[0]; !strings.Contains(s.LogURL, fmt.Sprintf("/actions/runs/%d/job/%d#step:", s.RunID, s.JobID)) {
+		t.Fatalf("sample log link %q", s.LogURL)
+	}
+
+	// The second class of the first repository has markup in its cause lines.
+	hostile := strings.Replace(e.seeded.FixedClass, "c1", "c2", 1)
+	code, html := e.get(repoPath(repo) + "/classes/" + hostile)
+	if code != http.StatusOK {
+		t.Fatalf("hostile class page: %d", code)
+	}
+	if strings.Contains(html, "<script>alert") || strings.Contains(html, "<b>bold") || !strings.Contains(html, "&lt;script&gt;alert(") {
+		t.Fatal("cause lines with markup are not escaped on the class page")
+	}
+}
+
+func TestOccurrencesAndDiagnosesPageWithCursors(t *testing.T) {
+	e := newEnv(t, false)
+	e.signIn()
+	repo := e.repo(0)
+	var seen []int64
+	next := repoPath(repo) + "/diagnoses"
+	for pages := 0; next != "" && pages < 10; pages++ {
+		var page dashboard.DiagnosesData
+		e.getJSON(next, &page)
+		for _, d := range page.Diagnoses {
+			seen = append(seen, d.ID)
+		}
+		next = page.Next
+	}
+	if want := e.seeded.Diagnoses[repo.ID]; fmt.Sprint(seen) != fmt.Sprint(want) {
+		t.Fatalf("diagnoses through the cursor: %v, want %v", seen, want)
+	}
+	class := strings.Replace(e.seeded.FixedClass, "c1", "c2", 1)
+	next = repoPath(repo) + "/classes/" + class
+	total := 0
+	var last time.Time
+	for pages := 0; next != ""; pages++ {
+		var page dashboard.ClassData
+		e.getJSON(next, &page)
+		for _, s := range page.Samples {
+			if !last.IsZero() && s.OccurredAt.After(last) {
+				t.Fatalf("samples out of order: %v after %v", s.OccurredAt, last)
+			}
+			last = s.OccurredAt
+		}
+		total += len(page.Samples)
+		next = page.NextPage
+		if pages > 20 {
+			t.Fatal("the cursor does not end")
+		}
+	}
+	if total == 0 || total != countClass(e, repo.ID, class) {
+		t.Fatalf("samples of %s through the cursor: %d, want %d", class, total, countClass(e, repo.ID, class))
+	}
+	if code, _ := e.get(repoPath(repo) + "/diagnoses?cursor=notacursor"); code != http.StatusBadRequest {
+		t.Fatalf("bad cursor: %d, want 400", code)
+	}
+}
+
+// countClass counts the generated failures of a class.
+func countClass(e *env, repoID int64, class string) int {
+	n := 0
+	for _, list := range e.seeded.Failures[repoID] {
+		for _, f := range list {
+			if f.ClassID == class {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+func TestDiagnosisPageRendersTheAssessment(t *testing.T) {
+	e := newEnv(t, false)
+	e.signIn()
+	repo := e.repo(0)
+	id := e.seeded.Diagnoses[repo.ID][0]
+	path := fmt.Sprintf("%s/diagnoses/%d", repoPath(repo), id)
+	code, html := e.get(path)
+	if code != http.StatusOK {
+		t.Fatalf("diagnosis page: %d", code)
+	}
+	for _, want := range []string{`<pre class="mermaid">flowchart TD`, `/static/vendor/mermaid/mermaid.min.js`, `<article class="assessment">`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("diagnosis page lacks %q", want)
+		}
+	}
+	if regexp.MustCompile(`(?i)<script>alert|javascript:`).MatchString(html) {
+		t.Error("diagnosis page carries live markup from the document")
+	}
+	var data dashboard.DiagnosisData
+	e.getJSON(path, &data)
+	if data.Diagnosis.ID != id || !strings.Contains(data.Markdown, "```mermaid") || len(data.Document) == 0 || data.Problem != "" {
+		t.Fatalf("diagnosis API: id %d, problem %q, markdown %.80q", data.Diagnosis.ID, data.Problem, data.Markdown)
+	}
+}
+
+func TestStaticAssets(t *testing.T) {
+	e := newEnv(t, true)
+	req, _ := http.NewRequest(http.MethodGet, e.url+"/static/vendor/mermaid/mermaid.min.js", nil)
+	req.Header.Set("Accept-Encoding", "gzip")
+	resp, err := http.DefaultTransport.RoundTrip(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Header.Get("Content-Encoding") != "gzip" ||
+		!strings.HasPrefix(resp.Header.Get("Content-Type"), "text/javascript") {
+		t.Fatalf("mermaid.min.js: %d %v", resp.StatusCode, resp.Header)
+	}
+	if code, _ := e.get("/static/../go.mod"); code != http.StatusNotFound {
+		t.Fatalf("path outside the assets: %d", code)
+	}
+	code, body := e.get("/static/vendor/mermaid/LICENSE")
+	if code != http.StatusOK || !strings.Contains(body, "MIT") {
+		t.Fatalf("mermaid licence: %d", code)
+	}
+}
