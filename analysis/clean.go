@@ -150,3 +150,18 @@ func hasTimestampAt(b []byte, i int) bool {
 	_, _, ok := parseTimestamp(b[i:])
 	return ok
 }
+
+// skipTravisMarkers drops the fold and timing markers that Travis CI prints
+// in front of a line ("travis_fold:start:x\x1b[0K", "travis_time:end:…\x1b[0K"),
+// so that the command echo or exit line after them reads as itself. A
+// marker that ends the line is kept.
+func skipTravisMarkers(b []byte) []byte {
+	for len(b) > 0 && b[0] == 't' && (bytes.HasPrefix(b, []byte("travis_fold:")) || bytes.HasPrefix(b, []byte("travis_time:"))) {
+		i := bytes.Index(b, []byte("\x1b[0K"))
+		if i < 0 || i+4 == len(b) {
+			return b
+		}
+		b = b[i+4:]
+	}
+	return b
+}

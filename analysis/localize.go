@@ -45,6 +45,7 @@ type block struct {
 	anchors    int
 	lastAnchor int
 	retried    bool // a retry notice followed the block
+	summary    int  // line of the last summary header before the block, or 0
 	baseHits   int
 	cmd        string
 	cmdLine    int
@@ -69,6 +70,7 @@ type localizer struct {
 	cmd      string
 	cmdLine  int
 	cmdStart int // line of the last top-level command echo ("$ cmd")
+	summary  int // line of the last failure summary header
 	exits    []exitLine
 	errSpans map[int]int // span -> first ##[error] line
 	novel    []storedLine
@@ -92,6 +94,9 @@ func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int
 		}
 	}
 	z.noteCommand(n, text, kind, f)
+	if f.flags&fSummary != 0 {
+		z.summary = n
+	}
 	z.noteRetry(n, f)
 	if f.found.has(kwExitCode) || f.found.has(kwExitedWith) || f.found.has(kwExitStatus) || kind == KindError || f.found.has(kwFail) {
 		z.noteExit(n, kind, f, span)
@@ -160,7 +165,7 @@ func (z *localizer) openBlock(n int) {
 		}
 	}
 	z.seq++
-	b := &block{first: start, last: start - 1, cmd: z.cmd, cmdLine: z.cmdLine, seq: z.seq}
+	b := &block{first: start, last: start - 1, cmd: z.cmd, cmdLine: z.cmdLine, seq: z.seq, summary: z.summary}
 	z.open = b
 	z.fill(b, start, n)
 }
@@ -197,7 +202,7 @@ func (z *localizer) fill(b *block, from, to int) {
 				b.baseHits++
 			}
 		}
-		if sl.feat.score > b.bestScore {
+		if sl.feat.score >= b.bestScore && sl.feat.score > 0 {
 			b.best, b.bestScore = len(b.lines)-1, sl.feat.score
 		}
 	}

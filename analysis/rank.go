@@ -10,6 +10,7 @@ const (
 	tailLines     = 2    // lines before the exit line always returned
 	secondMargin  = 10   // a runner-up block this close is returned too
 	secondLines   = 4    // lines of the runner-up block returned
+	summaryBonus  = 15   // for a block in a failure summary section
 )
 
 // region is the part of the log where the failure happened: the failing step
@@ -19,6 +20,12 @@ type region struct {
 	span        int // index into spans, or -1
 	exit        *exitLine
 	known       bool
+}
+
+// holds reports whether the block's best line lies in the region.
+func (r region) holds(b *block) bool {
+	n := b.lines[b.best].n
+	return n >= r.first && n <= r.last
 }
 
 // ranking is the localiser's verdict.
@@ -94,10 +101,16 @@ func (z *localizer) firstErrorSpan(spans []StepSpan) int {
 func (z *localizer) rank(total int, spans []StepSpan) ranking {
 	z.close()
 	reg := z.failureRegion(total, spans)
-	var best, second *block
-	bestScore, secondScore := 0, 0
+	var best, second, warn *block
+	bestScore, secondScore, warnScore := 0, 0, 0
 	for _, b := range z.blocks {
 		s := z.blockScore(b, reg, spans)
+		if b.lines[b.best].feat.class == clsWarning {
+			if warn == nil || s > warnScore {
+				warn, warnScore = b, s
+			}
+			continue
+		}
 		switch {
 		case best == nil || s > bestScore:
 			second, secondScore = best, bestScore
@@ -106,9 +119,16 @@ func (z *localizer) rank(total int, spans []StepSpan) ranking {
 			second, secondScore = b, s
 		}
 	}
-	if tb := z.tailBlock(reg); tb != nil {
-		if s := z.blockScore(tb, reg, spans); best == nil || s > bestScore {
-			best = tb
+	switch {
+	case warn != nil && reg.known && (best == nil || !reg.holds(best)) && reg.holds(warn):
+		// the failing command printed nothing worse than warnings with a
+		// source position: a linter that fails on warnings
+		second, best = nil, warn
+	default:
+		if tb := z.tailBlock(reg); tb != nil {
+			if s := z.blockScore(tb, reg, spans); best == nil || s > bestScore {
+				best = tb
+			}
 		}
 	}
 	out := ranking{region: reg}
@@ -180,6 +200,9 @@ func (z *localizer) blockScore(b *block, reg region, spans []StepSpan) int {
 		}
 	} else if reg.last > 0 {
 		s += 8 * n / reg.last
+	}
+	if reg.known && b.summary >= reg.first && b.summary <= reg.last {
+		s += summaryBonus // the tool restates the failure with its details
 	}
 	if b.anchors > 0 {
 		s -= 40 * b.baseHits / b.anchors

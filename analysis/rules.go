@@ -29,6 +29,9 @@ func (c lineClass) String() string { return classNames[c] }
 // classScore is the base cause strength of each class (0-100).
 var classScore = [...]int{0, 6, 10, 0, 40, 55, 89, 78, 82, 85, 88, 92}
 
+// positionedWarningScore is the strength of a warning with a source position.
+const positionedWarningScore = 34
+
 // Line flags used to build blocks around cause lines.
 const (
 	fBlank uint16 = 1 << iota
@@ -40,6 +43,7 @@ const (
 	fPass    // reports success
 	fNoise   // CI system bookkeeping (travis_fold, travis_time)
 	fDiag    // starts with a source position: "file.ext:12:"
+	fSummary // opens a test runner's or build tool's failure summary section
 )
 
 // feature is what the rules found in one line.
@@ -63,7 +67,7 @@ func classifyLine(in ruleInput) feature {
 	var f feature
 	t := in.text
 	tt := bytes.TrimLeft(t, " \t")
-	if len(tt) == 0 {
+	if len(tt) == 0 || bareMarker(in.lc[len(in.lc)-len(tt):]) {
 		f.flags |= fBlank
 		return f
 	}
@@ -87,15 +91,20 @@ func classifyLine(in ruleInput) feature {
 		return f
 	}
 	f.class = ruleClass(in, tt, ltt, found)
-	if f.class == clsKeyword {
+	switch {
+	case f.class == clsKeyword:
 		f.score = min(10+5*kw, 50)
-	} else {
+	case f.class == clsWarning && f.flags&fDiag != 0 && in.kind == KindPlain:
+		// a positioned diagnostic ("a.swift:3:9: warning: …") is the cause
+		// when a linter fails on warnings; it loses to any error
+		f.score = positionedWarningScore
+	default:
 		f.score = classScore[f.class]
 	}
 	if f.class > clsGeneric && containsAny(ltt, definitive...) {
 		f.score += 6
 	}
-	f.score = adjust(f.score, f.class, ltt, found, &f)
+	f.score = adjust(f.score, f.class, tt, ltt, &f)
 	return f
 }
 
@@ -132,6 +141,9 @@ func structural(in ruleInput, tt []byte, f *feature) bool {
 	}
 	if isHeader(tt) {
 		f.flags |= fHeader
+	}
+	if isSummaryHeader(tt) {
+		f.flags |= fSummary | fHeader
 	}
 	return false
 }
@@ -178,9 +190,12 @@ func ruleClass(in ruleInput, tt, ltt []byte, found kwSet) lineClass {
 
 // adjust lowers the score of lines that mention failure without reporting
 // one: passing tests, zero counts, retries that will happen, ignored errors.
-func adjust(score int, c lineClass, ltt []byte, found kwSet, f *feature) int {
+func adjust(score int, c lineClass, tt, ltt []byte, f *feature) int {
 	if c == clsCompiler {
 		return score
+	}
+	if c == clsException && f.flags&fDiag != 0 && locationLine(tt, ltt) {
+		return score - 10 // the exception itself is printed above
 	}
 	if isPass(ltt) {
 		f.flags |= fPass
@@ -272,6 +287,19 @@ func nonZeroFailureCount(l []byte) bool {
 				return true
 			}
 		}
+	}
+	return false
+}
+
+// bareMarker reports whether a lower-cased line holds only a severity marker
+// ("[ERROR]", "npm ERR!", "E"): an empty line in the tool's voice.
+func bareMarker(l []byte) bool {
+	if len(l) > 12 {
+		return false
+	}
+	switch string(bytes.TrimRight(l, " \t:")) {
+	case "[error]", "e", "npm err!", "[warning]", "[warn]", "[info]":
+		return true
 	}
 	return false
 }

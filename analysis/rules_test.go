@@ -34,7 +34,12 @@ func TestClassifyLine(t *testing.T) {
 		{"erlang.mk:6494: recipe for target 'ct' failed", KindPlain, clsGeneric, false},
 		{"Tests run: 9, Failures: 1, Errors: 0, Skipped: 0", KindPlain, clsGeneric, false},
 		{"Cache errors                           2", KindPlain, clsGeneric, false},
-		{"/x/upload_metrics.py:156: UserWarning: Error uploading metric", KindPlain, clsWarning, false},
+		// positioned warnings open blocks of the warning tier, chosen only
+		// when the failing command printed nothing worse
+		{"/x/upload_metrics.py:156: UserWarning: Error uploading metric", KindPlain, clsWarning, true},
+		{"Sources/A.swift:88:42: warning: Colon Violation: Colons should be next", KindPlain, clsWarning, true},
+		{"warning: unused variable x: not found", KindPlain, clsWarning, false},
+		{"     Assertion with == failed", KindPlain, clsTest, true},
 		{"compile: warnings being treated as errors", KindPlain, clsError, true},
 		{"Failing due to -Werror.", KindPlain, clsError, true},
 		{"Compiling Control.Exception.Compat", KindPlain, clsNone, false},

@@ -191,7 +191,7 @@ func (s *Scanner) process(raw []byte, truncated bool) {
 		at, raw = t, raw[k:]
 		s.sawTime = true
 	}
-	raw = lastVisibleSegment(raw)
+	raw = skipTravisMarkers(lastVisibleSegment(raw))
 	cyan := bytes.HasPrefix(raw, []byte("\x1b[36;1m"))
 	s.clean = cleanText(s.clean[:0], raw)
 	kind := classify(s.clean)

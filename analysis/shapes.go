@@ -97,10 +97,20 @@ func isCompilerDiag(tt, l []byte) bool {
 	if e := pathLineEnd(tt); e > 0 && !containsAny(l, "warning", "note:", "info:") {
 		// "test_x.py:14: AssertionError" is a test runner's location line
 		// for an exception reported above it, not a compiler diagnostic.
-		rest := bytes.TrimSpace(tt[e:])
-		return !(bytes.IndexByte(rest, ' ') < 0 && isException(rest, l[len(l)-len(rest):]))
+		return !locationLine(tt, l)
 	}
 	return false
+}
+
+// locationLine recognises a test runner's location line for an exception
+// reported above it: "tests/test_x.py:14: AssertionError".
+func locationLine(tt, l []byte) bool {
+	e := pathLineEnd(tt)
+	if e <= 0 {
+		return false
+	}
+	rest := bytes.TrimSpace(tt[e:])
+	return len(rest) > 0 && bytes.IndexByte(rest, ' ') < 0 && isException(rest, l[len(l)-len(rest):])
 }
 
 // isTestFailure recognises the line a test runner prints for a failed test.
@@ -112,6 +122,8 @@ func isTestFailure(tt, l []byte) bool {
 		return true
 	case containsAny(tt, " FAILED", " FAIL ", " FAIL:", "FAILED CONSISTENTLY"):
 		return true
+	case bytes.HasPrefix(l, []byte("assertion ")) && bytes.HasSuffix(l, []byte(" failed")):
+		return true // ExUnit: "Assertion with == failed"
 	}
 	// "name failed" with a single-token name, e.g. "test72 FAILED"
 	if bytes.HasSuffix(l, []byte(" failed")) && bytes.Count(l, []byte(" ")) == 1 {
@@ -132,6 +144,9 @@ var genericPhrases = []string{
 	"process didn't exit successfully", "could not compile", "execution failed for task",
 	"recipe for target", "test suites:", "tests run:", "failing", "failed (failures=", "failed (errors=",
 	"the following tests failed", "failed consistently, continuing", "tests: ", "error summary",
+	// build tools' closing advice
+	"-> [help", "[help 1]", "re-run maven", "full stack trace of the errors", "about the errors and possible solutions",
+	"after correcting the problems", "mvn <goals>", "please refer to ", "run with --stacktrace", "run with --info",
 }
 
 func isGenericLower(l []byte) bool {
@@ -186,7 +201,10 @@ func isException(tt, l []byte) bool {
 	}
 	tok := tt[:end]
 	if end == len(tt) || len(tok) < 5 {
-		return bytes.HasSuffix(tok, []byte("Exception")) || bytes.HasSuffix(tok, []byte("Error")) && len(tok) > 5
+		// a lone class name: "AssertionError", "java.io.IOException"; not a
+		// function or test name such as "handleAPIError"
+		named := bytes.HasSuffix(tok, []byte("Exception")) || bytes.HasSuffix(tok, []byte("Error")) && len(tok) > 5
+		return named && (tok[0] >= 'A' && tok[0] <= 'Z' || bytes.IndexByte(tok, '.') > 0)
 	}
 	for _, s := range [...]string{"Error", "Exception", "Failure", "Fault", "Interrupt", "Exit", "Errno"} {
 		if bytes.HasSuffix(tok, []byte(s)) {
@@ -296,4 +314,35 @@ func statsRow(l []byte) bool {
 	sep := bytes.TrimRight(l[:i], " ")
 	return len(sep) > 0 && i-len(sep) <= 1 && (bytes.HasSuffix(sep, []byte("=>")) || sep[len(sep)-1] == '=' || sep[len(sep)-1] == ':') &&
 		bytes.Count(l, []byte(" ")) <= 6
+}
+
+// isSummaryHeader recognises the line that opens the section where a test
+// runner or build tool restates its failures with their details, after the
+// run: pytest's "=== FAILURES ===", mocha's "2 failing", RSpec's and
+// "Failures:", Gradle's "* What went wrong:", PHPUnit's "There
+// was 1 failure:", Jest's "Summary of all failing tests", cargo's "failures:".
+func isSummaryHeader(tt []byte) bool {
+	if len(tt) < 7 {
+		return false
+	}
+	switch tt[0] {
+	case '=', '_':
+		return containsAny(tt, " FAILURES ", " ERRORS ", " short test summary info ")
+	case '*':
+		return bytes.HasPrefix(tt, []byte("* What went wrong:"))
+	}
+	t := bytes.TrimRight(tt, " \t")
+	if hasAnyPrefix(t, "There was 1 failure", "There was 1 error", "There were ") && bytes.HasSuffix(t, []byte(":")) {
+		return true
+	}
+	switch string(t) {
+	case "Failures:", "failures:", "Summary of all failing tests", "FAILURES:":
+		return true
+	}
+	// mocha: "2 failing"
+	j := 0
+	for j < len(t) && isDigit(t[j]) {
+		j++
+	}
+	return j > 0 && string(t[j:]) == " failing"
 }
