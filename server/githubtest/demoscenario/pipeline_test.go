@@ -1,7 +1,6 @@
 package demoscenario_test
 
 import (
-	"io"
 	"slices"
 	"strings"
 	"testing"
@@ -9,10 +8,7 @@ import (
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/analysis/scenario"
-	"github.com/polylane/polylane/causal"
 	"github.com/polylane/polylane/causal/diagnosis"
-	"github.com/polylane/polylane/causal/impact"
-	"github.com/polylane/polylane/causal/patch"
 	"github.com/polylane/polylane/causal/patch/patchtest"
 	"github.com/polylane/polylane/server/githubtest/demoscenario"
 )
@@ -94,60 +90,15 @@ func TestRegressionClass(t *testing.T) {
 	}
 }
 
-// explanation is what the causal stage says about the trigger's class: the
-// diagnosis's own chain once the pipeline fills it, else causal.Explain run
-// the way the server runs it.
-type explanation struct {
-	chain  *causal.Chain
-	patch  *patch.Patch
-	impact *impact.Impact
-}
-
-func explain(t *testing.T, out *diagnosis.Outcome, s *scenario.Scenario) explanation {
-	t.Helper()
-	d := out.Diagnosis
-	if d.Chain != nil {
-		return explanation{d.Chain, d.Patch, d.Impact}
-	}
-	jobs, err := s.Jobs(d.Run.ID)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var job analysis.Job
-	for _, j := range jobs {
-		if j.ID == d.Failure.Job.ID {
-			job = j
-		}
-	}
-	cls := &out.Classes[0]
-	var occs []history.Occurrence
-	for _, o := range out.Occurrences {
-		if slices.Contains(cls.Runs, o.RunID) {
-			occs = append(occs, o)
-		}
-	}
-	exp, err := causal.Explain(causal.Input{
-		Repo: s.Repo(), Repository: d.Repository, Branch: d.Run.Branch,
-		WorkflowName: d.Run.Workflow, WorkflowPath: d.Run.WorkflowPath, Job: job, Step: d.Failure.Step, RunID: d.Run.ID,
-		Result:  &analysis.Result{Lines: d.Failure.Lines, Signature: d.Failure.Signature, Step: &d.Failure.Step, ExitCode: d.Failure.ExitCode},
-		OpenLog: func() (io.ReadCloser, error) { return s.OpenLog(job.ID) },
-		Class:   cls, Classes: out.Classes, Window: d.Window, Verdict: d.Verdict, Cadence: d.Cadence, Occurrences: occs,
-	})
-	if err != nil {
-		t.Fatalf("explain: %v", err)
-	}
-	return explanation{exp.Chain, exp.Patch, exp.Impact}
-}
-
-// TestCausalFacts checks mechanism, producer, patch and impact against
-// expect.json, and that the patch applies to repo/ with git apply.
+// TestCausalFacts checks the diagnosis's mechanism, producer, patch and
+// impact against expect.json, and that the patch applies to repo/ with git
+// apply.
 func TestCausalFacts(t *testing.T) {
 	out, s := diagnoseEmbedded(t)
-	x := s.Expect
-	e := explain(t, out, s)
-	c := e.chain
+	x, d := s.Expect, out.Diagnosis
+	c := d.Chain
 	if c == nil {
-		t.Fatal("no causal chain")
+		t.Fatal("the diagnosis has no causal chain")
 	}
 	if c.Mechanism.Category != *x.Mechanism {
 		t.Errorf("mechanism = %q (%s), want %q", c.Mechanism.Category, c.Mechanism.Summary, *x.Mechanism)
@@ -158,26 +109,26 @@ func TestCausalFacts(t *testing.T) {
 	if r := x.ProducerLineRange; c.Producer.Line < r[0] || c.Producer.Line > r[1] {
 		t.Errorf("producer line = %d, want within %v", c.Producer.Line, r)
 	}
-	if e.patch == nil {
+	if d.Patch == nil {
 		t.Fatalf("no patch, want one touching %v", x.PatchFiles)
 	}
 	var files []string
-	for _, f := range e.patch.Files {
+	for _, f := range d.Patch.Files {
 		files = append(files, f.Path)
 	}
 	if !slices.Equal(files, x.PatchFiles) {
 		t.Errorf("patch files = %v, want %v", files, x.PatchFiles)
 	}
-	if !strings.Contains(e.patch.Diff, "--health-cmd") {
-		t.Errorf("the patch adds no health check to the service:\n%s", e.patch.Diff)
+	if !strings.Contains(d.Patch.Diff, "--health-cmd") {
+		t.Errorf("the patch adds no health check to the service:\n%s", d.Patch.Diff)
 	}
-	if err := patchtest.ApplyCheck(t, s.Repo(), e.patch.Diff); err != nil {
-		t.Errorf("git apply --check: %v\n%s", err, e.patch.Diff)
+	if err := patchtest.ApplyCheck(t, s.Repo(), d.Patch.Diff); err != nil {
+		t.Errorf("git apply --check: %v\n%s", err, d.Patch.Diff)
 	}
-	if e.impact == nil || e.impact.CIOnly != *x.CIOnly {
-		t.Errorf("impact = %+v, want ci_only %v", e.impact, *x.CIOnly)
+	if d.Impact == nil || d.Impact.CIOnly != *x.CIOnly {
+		t.Errorf("impact = %+v, want ci_only %v", d.Impact, *x.CIOnly)
 	}
 	if t.Failed() || testing.Verbose() {
-		t.Logf("mechanism: %s\nproducer: %+v\npatch:\n%s", c.Mechanism.Summary, c.Producer, e.patch.Diff)
+		t.Logf("mechanism: %s\nproducer: %+v\npatch:\n%s", c.Mechanism.Summary, c.Producer, d.Patch.Diff)
 	}
 }
