@@ -12,29 +12,60 @@ import (
 // issue references, nor turns URLs into links.
 const wordJoiner = "\u2060"
 
+// maxInput bounds the bytes of one untrusted string that are looked at;
+// no rendering shows more than a small part of it.
+const maxInput = 1 << 16
+
 // clean makes untrusted text one line: control and format characters
 // (newlines, escape sequences, bidirectional overrides, zero-width
 // characters) become spaces, invalid UTF-8 becomes U+FFFD, and runs of
 // spaces collapse to one.
 func clean(s string) string {
+	c, _ := cleanN(s, 0)
+	return c
+}
+
+// cleanN is clean that stops once it has more than n runes (n > 0) and
+// reports whether it stopped early.
+func cleanN(s string, n int) (string, bool) {
+	stopped := len(s) > maxInput
+	if stopped {
+		s = s[:maxInput]
+	}
 	var b strings.Builder
-	b.Grow(len(s))
-	space := false
+	b.Grow(min(len(s), 4*n+16))
+	space, count := false, 0
 	for i, r := range s {
+		if n > 0 && count > n {
+			stopped = true
+			break
+		}
 		if r == utf8.RuneError && !validAt(s, i) {
 			r = unicode.ReplacementChar
 		}
 		if unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || unicode.IsSpace(r) {
 			if !space {
 				b.WriteByte(' ')
+				count++
 			}
 			space = true
 			continue
 		}
 		space = false
 		b.WriteRune(r)
+		count++
 	}
-	return strings.TrimSpace(b.String())
+	return strings.TrimSpace(b.String()), stopped
+}
+
+// line cleans untrusted text and clips it to n runes (n <= 0: no limit),
+// reporting whether anything was cut.
+func line(s string, n int) (string, bool) {
+	c, stopped := cleanN(s, n)
+	if n > 0 && (stopped || utf8.RuneCountInString(c) > n) {
+		return clip(c, n), utf8.RuneCountInString(c) > n
+	}
+	return c, false
 }
 
 // validAt reports whether the rune at byte i of s is a real U+FFFD rather
@@ -84,7 +115,8 @@ const mdEscaped = "\\`*_[]<>|~&$#"
 // every structural character escaped, and mentions, issue references and
 // URLs broken with an invisible word joiner.
 func text(s string, n int) string {
-	return escapeText(clip(clean(s), n))
+	t, _ := line(s, n)
+	return escapeText(t)
 }
 
 // escapeText escapes one line of untrusted text (see text) as it is. A
@@ -122,7 +154,12 @@ func escapeText(s string) string {
 // runes, fenced with more backticks than any run inside it. GitHub does not
 // interpret markdown, HTML, mentions, references or URLs in code spans.
 func code(s string, n int) string {
-	s = clip(clean(s), n)
+	t, _ := line(s, n)
+	return codeSpan(t)
+}
+
+// codeSpan renders one clean line as a code span.
+func codeSpan(s string) string {
 	if s == "" {
 		return "(empty)"
 	}
@@ -148,9 +185,14 @@ func code(s string, n int) string {
 // is unknown, and the whole is escaped as text. Either way every part is
 // inert.
 func prose(s string, n int) string {
-	s = clip(clean(s), n)
+	t, _ := line(s, n)
+	return proseLine(t)
+}
+
+// proseLine renders one clean line of prose (see prose).
+func proseLine(s string) string {
 	if strings.Count(s, "`")%2 != 0 {
-		return text(s, 0)
+		return escapeText(s)
 	}
 	parts := strings.Split(s, "`")
 	var b strings.Builder
@@ -180,7 +222,7 @@ func prose(s string, n int) string {
 				// Two code spans side by side would parse as one.
 				b.WriteByte(' ')
 			}
-			b.WriteString(code(p, 0))
+			b.WriteString(codeSpan(p))
 			lastCode = true
 		}
 	}
@@ -218,5 +260,6 @@ func fenced(info, body string) string {
 // plain makes untrusted text safe for places that GitHub shows as plain
 // text (a pull-request title): one line, at most n runes.
 func plain(s string, n int) string {
-	return clip(clean(s), n)
+	t, _ := line(s, n)
+	return t
 }

@@ -54,7 +54,7 @@ func FuzzComment(f *testing.F) {
 			t.Fatalf("comment of %d bytes", len(out))
 		}
 		m, ok := ParseMarker(out)
-		if !ok || (s != "" && m.Class != s) {
+		if !ok || m != MarkerFor(KindAssessment, &d, Options{}) || (s != "" && len(s) <= maxMarkerValue && m.Class != s) {
 			t.Fatalf("marker %+v (ok %v) does not carry the class %q", m, ok, s)
 		}
 		for _, problem := range checkMarkdown(out, safety{repo: d.Repository, dashboard: safeURL(s)}) {

@@ -82,12 +82,17 @@ func (l linker) commit(sha string) string {
 	return l.base() + "/commit/" + sha
 }
 
+// maxPath bounds the length of a path that gets a link.
+const maxPath = 1024
+
+const hexDigits = "0123456789ABCDEF"
+
 // escapePath percent-encodes a repository path for a URL, keeping only
 // unreserved characters and slashes. Paths that climb out of the
 // repository, or are empty, give "".
 func escapePath(p string) string {
 	p = strings.TrimPrefix(p, "./")
-	if p == "" || strings.HasPrefix(p, "/") {
+	if p == "" || len(p) > maxPath || strings.HasPrefix(p, "/") {
 		return ""
 	}
 	for _, seg := range strings.Split(p, "/") {
@@ -103,7 +108,9 @@ func escapePath(p string) string {
 			c == '-', c == '.', c == '_', c == '~', c == '/':
 			b.WriteByte(c)
 		default:
-			fmt.Fprintf(&b, "%%%02X", c)
+			b.WriteByte('%')
+			b.WriteByte(hexDigits[c>>4])
+			b.WriteByte(hexDigits[c&15])
 		}
 	}
 	return b.String()

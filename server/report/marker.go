@@ -1,9 +1,13 @@
 package report
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"strconv"
 	"strings"
+
+	"github.com/polylane/polylane/causal/diagnosis"
 )
 
 // Marker kinds: which of Polylane's texts a hidden marker labels.
@@ -33,6 +37,37 @@ type Marker struct {
 	Class   string
 	Run     int64
 	Attempt int
+}
+
+// maxMarkerValue bounds a marker value; longer ids are replaced by a hash.
+const maxMarkerValue = 200
+
+// MarkerFor is the marker of a published text of kind for a diagnosis:
+// the repository (its id when opts.RepoID is set, else its name), the
+// trigger's class, the run and the attempt. The publisher compares it with
+// the markers of existing comments through SameThread. A repository or
+// class id longer than 200 bytes is replaced by "sha256:" and a hash.
+func MarkerFor(kind string, d *diagnosis.Diagnosis, opts Options) Marker {
+	repo := d.Repository
+	if opts.RepoID > 0 {
+		repo = strconv.FormatInt(opts.RepoID, 10)
+	}
+	class := d.TriggerClass
+	if class == "" {
+		if c := triggerClass(d); c != nil {
+			class = c.ID
+		}
+	}
+	return Marker{Kind: kind, Version: MarkerVersion, Repo: boundedValue(repo), Class: boundedValue(class), Run: d.Run.ID, Attempt: d.Run.Attempt}
+}
+
+// boundedValue keeps short values and hashes long ones.
+func boundedValue(s string) string {
+	if len(s) <= maxMarkerValue {
+		return s
+	}
+	sum := sha256.Sum256([]byte(s))
+	return "sha256:" + hex.EncodeToString(sum[:16])
 }
 
 // String renders the marker as an HTML comment of one line. Values are

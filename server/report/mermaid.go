@@ -159,9 +159,13 @@ func (r *renderer) harnessEvents() []causal.Evidence {
 	for _, l := range r.d.Failure.Lines {
 		causes[l.N] = true
 	}
+	cited := make(map[string]bool, len(ch.Mechanism.Evidence))
+	for _, id := range ch.Mechanism.Evidence {
+		cited[id] = true
+	}
 	var evs []causal.Evidence
 	for _, e := range ch.Evidence {
-		if e.Kind != causal.EvidenceLog || causes[e.Line] || !slices.Contains(ch.Mechanism.Evidence, e.ID) {
+		if e.Kind != causal.EvidenceLog || causes[e.Line] || !cited[e.ID] {
 			continue
 		}
 		if (e.RunID != 0 && e.RunID != r.d.Run.ID) || (e.JobID != 0 && e.JobID != r.d.Failure.Job.ID) {
@@ -177,7 +181,7 @@ func (r *renderer) harnessEvents() []causal.Evidence {
 // one line, at most n runes, and every character with a meaning to Mermaid
 // or to the markdown fence written as a Mermaid entity code.
 func mermaidLabel(s string, n int) string {
-	s = clip(clean(s), n)
+	s, _ = line(s, n)
 	var b strings.Builder
 	for _, r := range s {
 		switch r {

@@ -4,7 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/causal/diagnosis"
@@ -104,15 +103,7 @@ func triggerClass(d *diagnosis.Diagnosis) *history.Class {
 
 // marker is the hidden first line of the document.
 func (r *renderer) marker() Marker {
-	repo := r.d.Repository
-	if r.opts.RepoID > 0 {
-		repo = fmt.Sprint(r.opts.RepoID)
-	}
-	class := r.d.TriggerClass
-	if class == "" && r.cls != nil {
-		class = r.cls.ID
-	}
-	return Marker{Kind: r.kind, Version: MarkerVersion, Repo: repo, Class: class, Run: r.d.Run.ID, Attempt: r.d.Run.Attempt}
+	return MarkerFor(r.kind, r.d, r.opts)
 }
 
 // assemble puts the marker, the visible notes and the body together.
@@ -189,13 +180,13 @@ func (r *renderer) cutNote(b *strings.Builder) {
 
 // t escapes untrusted text at the level's length limit; empty text is
 // shown as "(empty)" so that no list item or heading is left blank.
-func (r *renderer) t(s string) string { return orEmpty(text(s, r.limit(s))) }
+func (r *renderer) t(s string) string { return orEmpty(escapeText(r.line(s))) }
 
 // c renders untrusted text as a code span at the level's length limit.
-func (r *renderer) c(s string) string { return code(s, r.limit(s)) }
+func (r *renderer) c(s string) string { return codeSpan(r.line(s)) }
 
 // p renders prose that quotes untrusted text at the level's length limit.
-func (r *renderer) p(s string) string { return orEmpty(prose(s, r.limit(s))) }
+func (r *renderer) p(s string) string { return orEmpty(proseLine(r.line(s))) }
 
 func orEmpty(s string) string {
 	if s == "" {
@@ -204,13 +195,14 @@ func orEmpty(s string) string {
 	return s
 }
 
-// limit returns the level's text limit and records a cut when s exceeds it.
-func (r *renderer) limit(s string) int {
-	if utf8.RuneCountInString(s) > r.lim.text && utf8.RuneCountInString(clean(s)) > r.lim.text {
+// line cleans s and clips it to the level's text limit, recording a cut.
+func (r *renderer) line(s string) string {
+	t, cut := line(s, r.lim.text)
+	if cut {
 		r.cut.clipped = true
 		r.cut.clipLimit = r.lim.text
 	}
-	return r.lim.text
+	return t
 }
 
 // shortSHA renders the first 7 characters of a commit as a code span.
