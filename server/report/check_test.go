@@ -60,74 +60,95 @@ func renderHTML(t testing.TB, doc string) string {
 // references or URLs in plain text, tables, untrusted text inside
 // structure, more than one diff or mermaid block, and an invalid flowchart.
 func checkMarkdown(doc string, s safety) []string {
-	src := []byte(doc)
-	root := markdownParser.Parse(gtext.NewReader(src))
-	var problems []string
-	fences := map[string]int{}
-	add := func(format string, args ...any) { problems = append(problems, fmt.Sprintf(format, args...)) }
+	c := &mdChecker{src: []byte(doc), s: s, fences: map[string]int{}}
+	root := markdownParser.Parse(gtext.NewReader(c.src))
 	_ = ast.Walk(root, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if !entering {
 			return ast.WalkContinue, nil
 		}
-		switch v := n.(type) {
-		case *ast.CodeSpan:
-			return ast.WalkSkipChildren, nil
-		case *ast.FencedCodeBlock:
-			info := string(v.Language(src))
-			fences[info]++
-			if info == "mermaid" {
-				if err := ValidateFlowchart(blockText(v, src)); err != nil {
-					add("invalid flowchart: %v", err)
-				}
-			}
-			return ast.WalkSkipChildren, nil
-		case *ast.Image:
-			add("image to %q", v.Destination)
-		case *ast.AutoLink:
-			add("autolink %q", v.URL(src))
-		case *ast.RawHTML:
-			add("inline HTML %q", rawHTML(v, src))
-		case *ast.HTMLBlock:
-			checkHTMLBlock(blockText(v, src), add)
-			return ast.WalkSkipChildren, nil
-		case *ast.Link:
-			checkLink(string(v.Destination), s, add)
-			checkNoToken(v, src, s.token, "link text", add)
-		case *ast.Emphasis:
-			checkNoToken(v, src, s.token, "emphasis", add)
-		case *ast.Heading:
-			if h := plainText(v, src, true); !ourHeadings.MatchString(h) {
-				add("heading not written by the package: %q", h)
-			}
-		case *ast.Blockquote:
-			if q := plainText(v, src, true); !ourAlerts.MatchString(q) {
-				add("block quote not written by the package: %q", q)
-			}
-		case *ast.List:
-			if v.IsOrdered() {
-				add("ordered list")
-			}
-			if _, ok := v.Parent().(*ast.ListItem); ok && v.PreviousSibling() == nil {
-				add("list opened at the start of a list item")
-			}
-		case *ast.Text:
-			checkText(string(v.Segment.Value(src)), add)
-		default:
-			switch n.Kind() {
-			case east.KindTable, east.KindTaskCheckBox, east.KindFootnote:
-				add("%s node", n.Kind())
-			case east.KindStrikethrough:
-				checkNoToken(n, src, s.token, "strikethrough", add)
-			}
-		}
-		return ast.WalkContinue, nil
+		return c.visit(n), nil
 	})
-	for info, n := range fences {
+	for info, n := range c.fences {
 		if (info != "mermaid" && info != "diff") || n > 1 {
-			add("%d fenced blocks with info %q", n, info)
+			c.add("%d fenced blocks with info %q", n, info)
 		}
 	}
-	return problems
+	return c.problems
+}
+
+// mdChecker collects the problems of one document.
+type mdChecker struct {
+	src      []byte
+	s        safety
+	fences   map[string]int
+	problems []string
+}
+
+func (c *mdChecker) add(format string, args ...any) {
+	c.problems = append(c.problems, fmt.Sprintf(format, args...))
+}
+
+// visit checks one node.
+func (c *mdChecker) visit(n ast.Node) ast.WalkStatus {
+	src := c.src
+	switch v := n.(type) {
+	case *ast.CodeSpan:
+		return ast.WalkSkipChildren
+	case *ast.FencedCodeBlock:
+		info := string(v.Language(src))
+		c.fences[info]++
+		if info == "mermaid" {
+			if err := ValidateFlowchart(blockText(v, src)); err != nil {
+				c.add("invalid flowchart: %v", err)
+			}
+		}
+		return ast.WalkSkipChildren
+	case *ast.HTMLBlock:
+		checkHTMLBlock(blockText(v, src), c.add)
+		return ast.WalkSkipChildren
+	case *ast.Image:
+		c.add("image to %q", v.Destination)
+	case *ast.AutoLink:
+		c.add("autolink %q", v.URL(src))
+	case *ast.RawHTML:
+		c.add("inline HTML %q", rawHTML(v, src))
+	case *ast.Link:
+		checkLink(string(v.Destination), c.s, c.add)
+		checkNoToken(v, src, c.s.token, "link text", c.add)
+	case *ast.Emphasis:
+		checkNoToken(v, src, c.s.token, "emphasis", c.add)
+	case *ast.Heading:
+		if h := plainText(v, src, true); !ourHeadings.MatchString(h) {
+			c.add("heading not written by the package: %q", h)
+		}
+	case *ast.Blockquote:
+		if q := plainText(v, src, true); !ourAlerts.MatchString(q) {
+			c.add("block quote not written by the package: %q", q)
+		}
+	case *ast.List:
+		c.list(v)
+	case *ast.Text:
+		checkText(string(v.Segment.Value(src)), c.add)
+	default:
+		switch n.Kind() {
+		case east.KindTable, east.KindTaskCheckBox, east.KindFootnote:
+			c.add("%s node", n.Kind())
+		case east.KindStrikethrough:
+			checkNoToken(n, src, c.s.token, "strikethrough", c.add)
+		}
+	}
+	return ast.WalkContinue
+}
+
+// list reports ordered lists and lists opened by untrusted text at the
+// start of a list item.
+func (c *mdChecker) list(v *ast.List) {
+	if v.IsOrdered() {
+		c.add("ordered list")
+	}
+	if _, ok := v.Parent().(*ast.ListItem); ok && v.PreviousSibling() == nil {
+		c.add("list opened at the start of a list item")
+	}
 }
 
 func checkLink(dest string, s safety, add func(string, ...any)) {
