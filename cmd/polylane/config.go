@@ -34,6 +34,7 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	AutoMigrate     bool
 	QueueWorkers    int
+	Dashboard       dashboardConfig // settings in dashboard.go
 
 	// from names where each setting came from, by environment variable: the
 	// variable itself or "--flag", so errors name what the user set.
