@@ -71,7 +71,7 @@ func classifyLine(in ruleInput) feature {
 		f.flags |= fBlank
 		return f
 	}
-	if len(tt) < len(t) {
+	if len(tt) < len(t) || pytestExplanation(tt) {
 		f.flags |= fIndent
 	}
 	if structural(in, tt, &f) {
@@ -202,6 +202,9 @@ func adjust(score int, c lineClass, tt, ltt []byte, f *feature) int {
 		return score / 8
 	}
 	if c == clsTest {
+		if pytestExplanation(tt) && isException(tt, ltt) {
+			score += 2 // "E   KeyError: 'x'" names the error; "E   assert …" shows it
+		}
 		return score
 	}
 	if zeroCount(ltt) {

@@ -124,6 +124,8 @@ func isTestFailure(tt, l []byte) bool {
 		return true
 	case bytes.HasPrefix(l, []byte("assertion ")) && bytes.HasSuffix(l, []byte(" failed")):
 		return true // ExUnit: "Assertion with == failed"
+	case pytestExplanation(tt):
+		return true
 	}
 	// "name failed" with a single-token name, e.g. "test72 FAILED"
 	if bytes.HasSuffix(l, []byte(" failed")) && bytes.Count(l, []byte(" ")) == 1 {
@@ -345,4 +347,10 @@ func isSummaryHeader(tt []byte) bool {
 		j++
 	}
 	return j > 0 && string(t[j:]) == " failing"
+}
+
+// pytestExplanation recognises the lines pytest prints under a failed test
+// to explain the failure: "E       assert 0 > 0", "E   KeyError: 'x'".
+func pytestExplanation(tt []byte) bool {
+	return len(tt) > 3 && tt[0] == 'E' && tt[1] == ' ' && tt[2] == ' '
 }
