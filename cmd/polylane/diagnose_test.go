@@ -69,7 +69,12 @@ func TestDiagnoseJSON(t *testing.T) {
 			Kind        string  `json:"kind"`
 			FirstBadSHA *string `json:"first_bad_sha"`
 		} `json:"verdict"`
-		Chain    *json.RawMessage `json:"chain"`
+		Chain *struct {
+			Mechanism struct {
+				Category string `json:"category"`
+			} `json:"mechanism"`
+		} `json:"chain"`
+		Patch    *json.RawMessage `json:"patch"`
 		Clusters []struct {
 			Count int `json:"count"`
 		} `json:"clusters"`
@@ -77,7 +82,11 @@ func TestDiagnoseJSON(t *testing.T) {
 	if err := json.Unmarshal([]byte(out), &doc); err != nil {
 		t.Fatalf("output is not JSON: %v\n%s", err, out)
 	}
-	if doc.Schema != "polylane.diagnosis/v1" || doc.Verdict.Kind != "regression" || doc.Verdict.FirstBadSHA == nil || doc.Chain != nil || doc.Clusters[0].Count != 5 {
+	if doc.Schema != "polylane.diagnosis/v1" || doc.Verdict.Kind != "regression" || doc.Verdict.FirstBadSHA == nil || doc.Clusters[0].Count != 5 {
+		t.Errorf("document = %+v", doc)
+	}
+	// A regression in product code gets a chain that says so, and no patch.
+	if doc.Chain == nil || doc.Chain.Mechanism.Category == "" || doc.Patch != nil {
 		t.Errorf("document = %+v", doc)
 	}
 }
