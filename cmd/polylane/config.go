@@ -34,7 +34,12 @@ type Config struct {
 	ShutdownTimeout time.Duration
 	AutoMigrate     bool
 	QueueWorkers    int
-	Dashboard       dashboardConfig // settings in dashboard.go
+	// HistoryWindow, FailingConclusions and Publish steer the GitHub App
+	// loop (webhook, diagnosis, publishing).
+	HistoryWindow      int
+	FailingConclusions []string
+	Publish            bool
+	Dashboard          dashboardConfig // settings in dashboard.go
 
 	// from names where each setting came from, by environment variable: the
 	// variable itself or "--flag", so errors name what the user set.
@@ -115,6 +120,15 @@ var settings = []setting{
 	{Env: "POLYLANE_QUEUE_WORKERS", Flag: "queue-workers", Default: "4", Commands: []string{cmdServe},
 		Usage: "Jobs worked at once by this process.",
 		set:   setQueueWorkers},
+	{Env: "POLYLANE_HISTORY_WINDOW", Flag: "history-window", Default: "100", Commands: []string{cmdServe},
+		Usage: "Completed runs of the same workflow and branch a diagnosis looks at (1 to 1000).",
+		set:   setHistoryWindow},
+	{Env: "POLYLANE_FAILING_CONCLUSIONS", Flag: "failing-conclusions", Default: "failure,timed_out", Commands: []string{cmdServe},
+		Usage: "Comma-separated workflow_run conclusions that start a diagnosis (failure, timed_out, cancelled, startup_failure, action_required).",
+		set:   setFailingConclusions},
+	{Env: "POLYLANE_PUBLISH", Flag: "publish", Default: "true", Commands: []string{cmdServe},
+		Usage: "Post assessment comments and open fix pull requests (true or false); false only stores diagnoses.",
+		set:   setPublish},
 }
 
 func parseDatabaseURL(v string) (dbTarget, error) {
@@ -230,6 +244,48 @@ func setAutoMigrate(c *Config, v string) error {
 		return fmt.Errorf("%q is not true or false", v)
 	}
 	c.AutoMigrate = b
+	return nil
+}
+
+func setHistoryWindow(c *Config, v string) error {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < 1 || n > 1000 {
+		return fmt.Errorf("%q is not a number from 1 to 1000", v)
+	}
+	c.HistoryWindow = n
+	return nil
+}
+
+// failingConclusions are the conclusions a workflow run can end with that
+// are not a success.
+var failingConclusions = map[string]bool{"failure": true, "timed_out": true, "cancelled": true,
+	"startup_failure": true, "action_required": true}
+
+func setFailingConclusions(c *Config, v string) error {
+	var list []string
+	for _, f := range strings.Split(v, ",") {
+		f = strings.TrimSpace(f)
+		if f == "" {
+			continue
+		}
+		if !failingConclusions[f] {
+			return fmt.Errorf("%q is not a failing conclusion (failure, timed_out, cancelled, startup_failure, action_required)", f)
+		}
+		list = append(list, f)
+	}
+	if len(list) == 0 {
+		return errors.New("name at least one conclusion")
+	}
+	c.FailingConclusions = list
+	return nil
+}
+
+func setPublish(c *Config, v string) error {
+	b, err := strconv.ParseBool(v)
+	if err != nil {
+		return fmt.Errorf("%q is not true or false", v)
+	}
+	c.Publish = b
 	return nil
 }
 

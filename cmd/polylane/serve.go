@@ -6,11 +6,13 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"time"
 
 	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
 
 	"github.com/polylane/polylane/server"
+	"github.com/polylane/polylane/server/worker"
 	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/postgres"
 	"github.com/polylane/polylane/store/sqlite"
@@ -113,7 +115,10 @@ func serve(ctx context.Context, cfg *Config, log zerolog.Logger, st store.Store,
 			return err
 		}
 	}
-	if err := st.StartQueue(ctx, store.QueueOptions{Workers: workers, MaxWorkers: cfg.QueueWorkers}); err != nil {
+	// A job still running after RescueAfter is taken for a crashed
+	// worker's and worked again; it must outlast the longest job.
+	qopts := store.QueueOptions{Workers: workers, MaxWorkers: cfg.QueueWorkers, RescueAfter: worker.DefaultJobTimeout + 5*time.Minute}
+	if err := st.StartQueue(ctx, qopts); err != nil {
 		return err
 	}
 	return srv.Serve(ctx, ln)
@@ -126,7 +131,10 @@ func openStore(ctx context.Context, cfg *Config, log zerolog.Logger) (store.Stor
 	name := cfg.source("POLYLANE_DATABASE_URL")
 	switch cfg.Database.Backend {
 	case "postgres":
-		st, err := postgres.Open(ctx, postgres.Options{URL: cfg.Database.URL, Logger: queueLog})
+		// Each worker may hold a connection for its repository lock and use
+		// another meanwhile; the webhook and River need their own.
+		conns := int32(2*cfg.QueueWorkers + 10)
+		st, err := postgres.Open(ctx, postgres.Options{URL: cfg.Database.URL, Logger: queueLog, MaxConns: conns})
 		if err != nil {
 			return nil, &configError{name: name, msg: err.Error()}
 		}

@@ -92,15 +92,16 @@ func (r *Repo) GetCommit(ctx context.Context, sha string) (Commit, error) {
 	return c, err
 }
 
-// TreeFile is a file to write into a new tree.
+// TreeFile is a file to write into a new tree, or to delete from it.
 type TreeFile struct {
 	Path    string
 	Content []byte
 	Mode    string // default "100644"
+	Delete  bool
 }
 
-// CreateTree writes a tree: base with files replaced or added. Contents go
-// inline (base64 when they are not valid UTF-8 text, through a blob).
+// CreateTree writes a tree: base with files replaced, added or deleted.
+// Text goes inline; binary or empty content goes through a blob.
 func (r *Repo) CreateTree(ctx context.Context, base string, files []TreeFile) (string, error) {
 	entries := make([]*github.TreeEntry, 0, len(files))
 	for _, f := range files {
@@ -109,9 +110,13 @@ func (r *Repo) CreateTree(ctx context.Context, base string, files []TreeFile) (s
 			mode = "100644"
 		}
 		e := &github.TreeEntry{Path: github.String(f.Path), Mode: github.String(mode), Type: github.String("blob")}
-		if isText(f.Content) {
+		switch {
+		case f.Delete:
+			// Neither sha nor content: go-github sends "sha": null, which
+			// removes the path.
+		case len(f.Content) > 0 && isText(f.Content):
 			e.Content = github.String(string(f.Content))
-		} else {
+		default:
 			sha, err := r.createBlob(ctx, f.Content)
 			if err != nil {
 				return "", err

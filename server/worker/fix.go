@@ -1,0 +1,285 @@
+package worker
+
+import (
+	"context"
+	"crypto/sha1" //nolint:gosec // git names objects with SHA-1
+	"encoding/hex"
+	"errors"
+	"fmt"
+	"strconv"
+
+	"github.com/rs/zerolog"
+
+	"github.com/polylane/polylane/causal/patch"
+	"github.com/polylane/polylane/server/ghclient"
+	"github.com/polylane/polylane/server/report"
+	"github.com/polylane/polylane/store"
+)
+
+// fix works a fix job: one pull request per failure class, on branch
+// polylane/fix-<class>, whose commit applies the patch to the default
+// branch's current files. An open fix pull request of the class is updated
+// (the branch moves to a new commit, the body and the assessment comment
+// are edited), never a second one opened. Each write is preceded by a read
+// that would make it unnecessary, so a retried job converges.
+func (w *Worker) fix(ctx context.Context, a FixArgs) error {
+	key := store.RunKey{RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	pub, err := w.load(ctx, a.DeliveryGUID, a.InstallationID, key)
+	if err != nil {
+		return err
+	}
+	if pub.doc.Patch == nil || pub.doc.Patch.Diff == "" {
+		return nil
+	}
+	release, err := w.st.LockRepository(ctx, a.RepositoryID)
+	if err != nil {
+		return err
+	}
+	defer release()
+	branch := report.FixBranch(a.ClassID)
+	existing, proceed, err := w.existingFix(ctx, pub, a.ClassID, branch)
+	if err != nil || !proceed {
+		return err
+	}
+	head, err := w.fixCommit(ctx, pub, a, branch)
+	if err != nil {
+		return err
+	}
+	if head == "" {
+		return nil // the patch no longer applies: recorded, nothing to do
+	}
+	opts := w.reportOptions(ctx, pub)
+	title, body, err := report.PullRequest(pub.doc, opts)
+	if err != nil {
+		return permanent{err}
+	}
+	pr, err := w.ensurePull(ctx, pub, existing, ghclient.NewPull{Title: title, Body: body, Head: branch, Base: pub.repo.DefaultBranch})
+	if err != nil {
+		return err
+	}
+	comment, err := report.Comment(pub.doc, opts)
+	if err != nil {
+		return permanent{err}
+	}
+	s := sticky{repoID: a.RepositoryID, number: pr.Number, kind: store.CommentDiagnosis, body: comment, diagnosisID: pub.rec.ID, bot: pub.bot}
+	if _, err := w.upsertComment(ctx, pub.gh, s); err != nil {
+		return err
+	}
+	zerolog.Ctx(ctx).Info().Int("number", pr.Number).Str("branch", branch).Str("head", head).Msg("fix pull request current")
+	return w.st.UpsertFixPullRequest(ctx, store.FixPullRequest{RepositoryID: a.RepositoryID, ClassID: a.ClassID,
+		Number: pr.Number, Branch: branch, State: store.FixOpen, HeadSHA: head})
+}
+
+// existingFix finds the open fix pull request of the class: the stored one
+// if GitHub still has it open, else an open one from the branch. proceed is
+// false when a fix pull request of the class was closed or merged: people
+// decided, and Polylane does not open another one.
+func (w *Worker) existingFix(ctx context.Context, pub *published, classID, branch string) (*ghclient.PullRequest, bool, error) {
+	rec, err := w.st.GetFixPullRequest(ctx, pub.repo.ID, classID)
+	switch {
+	case err == nil:
+		pr, err := pub.gh.GetPull(ctx, rec.Number)
+		if err == nil && pr.State == "open" {
+			return &pr, true, nil
+		}
+		if err == nil {
+			state := store.FixClosed
+			if pr.Merged {
+				state = store.FixMerged
+			}
+			rec.State = state
+			zerolog.Ctx(ctx).Info().Int("number", pr.Number).Str("state", state).Msg("fix pull request of the class was closed: none opened")
+			return nil, false, w.st.UpsertFixPullRequest(ctx, rec)
+		}
+		if !errors.Is(err, ghclient.ErrNotFound) {
+			return nil, false, err
+		}
+	case !isNotFound(err):
+		return nil, false, err
+	}
+	list, err := pub.gh.ListPulls(ctx, ghclient.PullQuery{Head: pub.gh.Owner() + ":" + branch, State: "open"})
+	if err != nil {
+		return nil, false, err
+	}
+	for _, pr := range list {
+		if pr.HeadRef == branch {
+			return &pr, true, nil
+		}
+	}
+	return nil, true, nil
+}
+
+// fixCommit makes the fix branch carry the patch applied to the default
+// branch's head and returns the branch's head commit. It writes nothing when
+// the branch already has the patched files. When the patch no longer
+// applies it records why on the delivery and returns "".
+func (w *Worker) fixCommit(ctx context.Context, pub *published, a FixArgs, branch string) (string, error) {
+	gh := pub.gh
+	base := pub.repo.DefaultBranch
+	baseSHA, err := gh.BranchHead(ctx, base)
+	if err != nil {
+		return "", err
+	}
+	files, err := w.patchedFiles(ctx, pub, baseSHA)
+	var notApplied *notAppliedError
+	if errors.As(err, &notApplied) {
+		reason := fmt.Sprintf("fix pull request for class %s not opened: %v", a.ClassID, err)
+		zerolog.Ctx(ctx).Warn().Str("class", a.ClassID).Err(err).Msg("patch does not apply to the default branch")
+		return "", w.st.SetDeliveryState(ctx, a.DeliveryGUID, store.DeliveryFailed, clipText(reason, 2000))
+	}
+	if err != nil {
+		return "", err
+	}
+	branchSHA, err := gh.BranchHead(ctx, branch)
+	if err != nil && !errors.Is(err, ghclient.ErrNotFound) {
+		return "", err
+	}
+	if branchSHA != "" {
+		current, err := w.carries(ctx, pub, branchSHA, files)
+		if err != nil || current {
+			return branchSHA, err
+		}
+	}
+	baseCommit, err := gh.GetCommit(ctx, baseSHA)
+	if err != nil {
+		return "", err
+	}
+	tree, err := gh.CreateTree(ctx, baseCommit.Tree, files)
+	if err != nil {
+		return "", err
+	}
+	msg := "polylane: " + pub.doc.Patch.Title + "\n\nFixes the CI failure class " + a.ClassID + " (run " + strconv.FormatInt(a.RunID, 10) + ")."
+	commit, err := gh.CreateCommit(ctx, msg, tree, []string{baseSHA})
+	if err != nil {
+		return "", err
+	}
+	if branchSHA == "" {
+		err = gh.CreateBranch(ctx, branch, commit)
+		if !errors.Is(err, ghclient.ErrUnprocessable) {
+			return commit, err
+		}
+		// Created meanwhile (a lost response): move it instead.
+	}
+	return commit, gh.MoveBranch(ctx, branch, commit, true)
+}
+
+// notAppliedError says why a patch does not apply to the current files.
+type notAppliedError struct{ err error }
+
+func (e *notAppliedError) Error() string { return e.err.Error() }
+func (e *notAppliedError) Unwrap() error { return e.err }
+
+// patchedFiles applies the diagnosis' patch to the files of the default
+// branch at baseSHA.
+func (w *Worker) patchedFiles(ctx context.Context, pub *published, baseSHA string) ([]ghclient.TreeFile, error) {
+	diffs, err := patch.Files(pub.doc.Patch.Diff)
+	if err != nil {
+		return nil, &notAppliedError{fmt.Errorf("the patch is malformed: %w", err)}
+	}
+	tree, err := w.commitTree(ctx, pub.gh, pub.repo.ID, baseSHA)
+	if err != nil {
+		return nil, err
+	}
+	entries := map[string]ghclient.TreeEntry{}
+	for _, e := range tree.Entries {
+		entries[e.Path] = e
+	}
+	var out []ghclient.TreeFile
+	for _, fd := range diffs {
+		e, exists := entries[fd.Path]
+		var old []byte
+		switch {
+		case exists && e.Type == "blob" && e.Mode != "120000":
+			if old, err = w.blob(ctx, pub.gh, pub.repo.ID, e.SHA); err != nil {
+				return nil, err
+			}
+		case exists:
+			return nil, &notAppliedError{fmt.Errorf("%s is not a regular file on %s", fd.Path, pub.repo.DefaultBranch)}
+		case !fd.Created:
+			return nil, &notAppliedError{fmt.Errorf("%s no longer exists on %s at %s", fd.Path, pub.repo.DefaultBranch, short(baseSHA))}
+		}
+		content, err := patch.Apply(old, fd.Diff)
+		if err != nil {
+			return nil, &notAppliedError{fmt.Errorf("%s on %s at %s: %w", fd.Path, pub.repo.DefaultBranch, short(baseSHA), err)}
+		}
+		mode := e.Mode
+		out = append(out, ghclient.TreeFile{Path: fd.Path, Content: content, Mode: mode, Delete: content == nil && fd.Deleted})
+	}
+	return out, nil
+}
+
+// carries reports whether a commit's tree already has the patched files.
+func (w *Worker) carries(ctx context.Context, pub *published, sha string, files []ghclient.TreeFile) (bool, error) {
+	tree, err := w.commitTree(ctx, pub.gh, pub.repo.ID, sha)
+	if err != nil {
+		return false, err
+	}
+	have := map[string]string{}
+	for _, e := range tree.Entries {
+		if e.Type == "blob" {
+			have[e.Path] = e.SHA
+		}
+	}
+	for _, f := range files {
+		sha, ok := have[f.Path]
+		if f.Delete {
+			if ok {
+				return false, nil
+			}
+			continue
+		}
+		if !ok || sha != blobSHA(f.Content) {
+			return false, nil
+		}
+	}
+	return true, nil
+}
+
+// blobSHA is git's object name of a blob.
+func blobSHA(content []byte) string {
+	h := sha1.New() //nolint:gosec // git's object names
+	fmt.Fprintf(h, "blob %d\x00", len(content))
+	h.Write(content)
+	return hex.EncodeToString(h.Sum(nil))
+}
+
+// ensurePull opens the fix pull request, or updates the open one's title
+// and body when they differ. A 422 on opening means it exists (a lost
+// response): it is found and used.
+func (w *Worker) ensurePull(ctx context.Context, pub *published, existing *ghclient.PullRequest, np ghclient.NewPull) (ghclient.PullRequest, error) {
+	gh := pub.gh
+	if existing == nil {
+		pr, err := gh.CreatePull(ctx, np)
+		if err == nil {
+			zerolog.Ctx(ctx).Info().Int("number", pr.Number).Msg("fix pull request opened")
+			return pr, nil
+		}
+		if !errors.Is(err, ghclient.ErrUnprocessable) {
+			return pr, err
+		}
+		list, lerr := gh.ListPulls(ctx, ghclient.PullQuery{Head: gh.Owner() + ":" + np.Head, State: "open"})
+		if lerr != nil {
+			return pr, lerr
+		}
+		for i := range list {
+			if list[i].HeadRef == np.Head {
+				existing = &list[i]
+			}
+		}
+		if existing == nil {
+			return pr, err
+		}
+	}
+	if existing.Title == np.Title && existing.Body == np.Body {
+		return *existing, nil
+	}
+	return gh.EditPull(ctx, existing.Number, np.Title, np.Body)
+}
+
+// short abbreviates a commit for messages.
+func short(sha string) string {
+	if len(sha) > 12 {
+		return sha[:12]
+	}
+	return sha
+}

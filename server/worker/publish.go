@@ -1,0 +1,223 @@
+package worker
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"net/url"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/causal/diagnosis"
+	"github.com/polylane/polylane/server/ghclient"
+	"github.com/polylane/polylane/server/report"
+	"github.com/polylane/polylane/store"
+)
+
+// Store comment kinds besides store.CommentDiagnosis.
+const commentRegression = "regression"
+
+// published is what a publish or fix job works from: the stored diagnosis,
+// the delivery's run, the repository and the app's bot.
+type published struct {
+	rec  store.Diagnosis
+	doc  *diagnosis.Diagnosis
+	p    *runPayload
+	repo store.Repository
+	gh   *ghclient.Repo
+	bot  string
+}
+
+// load reads what publishing a run attempt's diagnosis needs.
+func (w *Worker) load(ctx context.Context, guid string, installationID int64, key store.RunKey) (*published, error) {
+	rec, err := w.st.GetDiagnosis(ctx, key)
+	if isNotFound(err) {
+		return nil, fail("no diagnosis of run %d attempt %d is stored", key.RunID, key.Attempt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	doc := &diagnosis.Diagnosis{}
+	if err := json.Unmarshal(rec.Document, doc); err != nil {
+		return nil, fail("stored diagnosis %d is not readable: %v", rec.ID, err)
+	}
+	d, err := w.st.GetDelivery(ctx, guid)
+	if isNotFound(err) {
+		return nil, fail("delivery %s is not stored", guid)
+	}
+	if err != nil {
+		return nil, err
+	}
+	p, err := parseRunPayload(d.Payload)
+	if err != nil {
+		return nil, permanent{err}
+	}
+	repo, err := w.st.GetRepository(ctx, key.RepositoryID)
+	if err != nil {
+		return nil, err
+	}
+	if repo.Removed {
+		return nil, fail("repository %s was removed from the installation", repo.FullName)
+	}
+	if repo.DefaultBranch == "" {
+		repo.DefaultBranch = p.Repository.DefaultBranch
+	}
+	gh, err := w.gh.Repo(installationID, repo.FullName)
+	if err != nil {
+		return nil, permanent{err}
+	}
+	bot, err := w.gh.BotLogin(ctx)
+	if err != nil {
+		return nil, err
+	}
+	return &published{rec: rec, doc: doc, p: p, repo: repo, gh: gh, bot: bot}, nil
+}
+
+// reportOptions are the rendering options of a diagnosis.
+func (w *Worker) reportOptions(ctx context.Context, pub *published) report.Options {
+	opts := report.Options{RepoID: pub.repo.ID, BotLogin: pub.bot}
+	if root := strings.TrimSuffix(w.opts.DashboardURL, "/"); root != "" {
+		owner, name, _ := strings.Cut(pub.repo.FullName, "/")
+		opts.DashboardURL = fmt.Sprintf("%s/repos/%s/%s/diagnoses/%d", root, url.PathEscape(owner), url.PathEscape(name), pub.rec.ID)
+	}
+	if c, err := w.st.GetClass(ctx, pub.repo.ID, pub.doc.TriggerClass); err == nil && c.Muted {
+		opts.Muted, opts.MuteReason = true, c.MuteReason
+	}
+	return opts
+}
+
+// publish works a publish job: one sticky assessment comment on each pull
+// request of the run; for a failure on the default branch, the fix pull
+// request job (a patch) or the regression comment (no patch). Mutations of
+// one repository are serialised across workers by the repository lock.
+func (w *Worker) publish(ctx context.Context, a PublishArgs) error {
+	pub, err := w.load(ctx, a.DeliveryGUID, a.InstallationID, store.RunKey{RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt})
+	if err != nil {
+		return err
+	}
+	release, err := w.st.LockRepository(ctx, a.RepositoryID)
+	if err != nil {
+		return err
+	}
+	defer release()
+	log := zerolog.Ctx(ctx)
+	opts := w.reportOptions(ctx, pub)
+	prs, err := w.pullRequestsOf(ctx, pub)
+	if err != nil {
+		return err
+	}
+	for _, n := range prs {
+		body, err := report.Comment(pub.doc, opts)
+		if err != nil {
+			return permanent{err}
+		}
+		s := sticky{repoID: a.RepositoryID, number: n, kind: store.CommentDiagnosis, body: body, diagnosisID: pub.rec.ID, bot: pub.bot}
+		if _, err := w.upsertComment(ctx, pub.gh, s); err != nil {
+			return err
+		}
+	}
+	if len(prs) > 0 || pullRequestEvent(pub.p.Run.Event) || pub.p.Run.HeadBranch != pub.repo.DefaultBranch {
+		return nil
+	}
+	switch {
+	case pub.doc.Patch != nil && pub.doc.Verdict.Kind != history.Regression:
+		if pub.p.loopGuarded(pub.bot) {
+			log.Info().Msg("run of Polylane's own branch or bot: no fix pull request")
+			return nil
+		}
+		if opts.Muted {
+			log.Info().Str("class", pub.doc.TriggerClass).Msg("class muted: no fix pull request")
+			return nil
+		}
+		return w.st.Enqueue(ctx, store.Job{Args: FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
+			RepositoryID: a.RepositoryID, ClassID: pub.doc.TriggerClass, RunID: a.RunID, Attempt: a.Attempt}})
+	case pub.doc.Verdict.Kind == history.Regression && pub.doc.Patch == nil:
+		return w.regressionComment(ctx, pub, opts)
+	}
+	return nil
+}
+
+// pullRequestsOf finds the pull requests of the run in this repository:
+// those the run lists (whose base is this repository), else for a pull
+// request event the open ones from its head branch, else those containing
+// its head commit (fork pull requests are not listed in the run).
+func (w *Worker) pullRequestsOf(ctx context.Context, pub *published) ([]int, error) {
+	run := pub.p.Run
+	var out []int
+	seen := map[int]bool{}
+	add := func(n int) {
+		if n > 0 && !seen[n] {
+			seen[n] = true
+			out = append(out, n)
+		}
+	}
+	for _, pr := range run.PullRequests {
+		if pr.Base.Repo.ID == pub.repo.ID {
+			add(pr.Number)
+		}
+	}
+	if len(out) > 0 || !pullRequestEvent(run.Event) {
+		return out, nil
+	}
+	if pub.p.HeadOwner != "" && run.HeadBranch != "" {
+		list, err := pub.gh.ListPulls(ctx, ghclient.PullQuery{Head: pub.p.HeadOwner + ":" + run.HeadBranch, State: "open"})
+		if err != nil {
+			return nil, err
+		}
+		for _, pr := range list {
+			if pr.BaseRepoID == 0 || pr.BaseRepoID == pub.repo.ID {
+				add(pr.Number)
+			}
+		}
+	}
+	if len(out) == 0 && run.HeadSHA != "" {
+		list, err := pub.gh.PullsWithCommit(ctx, run.HeadSHA)
+		if err != nil {
+			return nil, err
+		}
+		for _, pr := range list {
+			if pr.State == "open" && (pr.BaseRepoID == 0 || pr.BaseRepoID == pub.repo.ID) {
+				add(pr.Number)
+			}
+		}
+	}
+	return out, nil
+}
+
+// regressionComment comments on the pull request that introduced the first
+// bad commit, or on the commit itself when no pull request has it.
+func (w *Worker) regressionComment(ctx context.Context, pub *published, opts report.Options) error {
+	sha := pub.doc.Verdict.FirstBadSHA
+	if sha == nil || *sha == "" {
+		return nil
+	}
+	body, err := report.RegressionComment(pub.doc, opts)
+	if err != nil {
+		return permanent{err}
+	}
+	list, err := pub.gh.PullsWithCommit(ctx, *sha)
+	if err != nil {
+		return err
+	}
+	for _, pr := range list {
+		if pr.BaseRepoID == 0 || pr.BaseRepoID == pub.repo.ID {
+			s := sticky{repoID: pub.repo.ID, number: pr.Number, kind: commentRegression, body: body, diagnosisID: pub.rec.ID, bot: pub.bot}
+			_, err := w.upsertComment(ctx, pub.gh, s)
+			return err
+		}
+	}
+	want, _ := report.ParseMarker(body)
+	comments, err := pub.gh.ListCommitComments(ctx, *sha)
+	if err != nil {
+		return err
+	}
+	for _, c := range comments {
+		if ours(c, pub.bot, want) {
+			return nil // commented already; commit comments are not edited
+		}
+	}
+	_, err = pub.gh.CreateCommitComment(ctx, *sha, body)
+	return err
+}

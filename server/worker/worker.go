@@ -1,0 +1,205 @@
+package worker
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/riverqueue/river"
+	"github.com/rs/zerolog"
+
+	"github.com/polylane/polylane/server"
+	"github.com/polylane/polylane/server/ghclient"
+	"github.com/polylane/polylane/server/webhook"
+	"github.com/polylane/polylane/store"
+)
+
+// DefaultJobTimeout bounds one job: a cold diagnosis reads a whole window.
+const DefaultJobTimeout = 10 * time.Minute
+
+// Options configure the workers.
+type Options struct {
+	Store store.Store
+	// GitHub is the client of the app; nil makes every job fail with an
+	// explanation (no credentials configured).
+	GitHub *ghclient.Client
+	// Logger is the base logger; each job logs with its delivery, repository
+	// and run.
+	Logger zerolog.Logger
+	// Metrics count job outcomes (nil: not counted).
+	Metrics *server.Metrics
+	// GitHubMetrics record the GitHub calls of each diagnosis (nil: none).
+	GitHubMetrics *ghclient.Metrics
+	// WindowSize is the number of runs a diagnosis looks at (0: 100).
+	WindowSize int
+	// Publish posts comments and fix pull requests; false stores the
+	// diagnosis only.
+	Publish bool
+	// DashboardURL is the dashboard's public root; comments link to it when
+	// set.
+	DashboardURL string
+	// JobTimeout bounds one job (0: DefaultJobTimeout).
+	JobTimeout time.Duration
+	// MaxBlobs bounds the repository files one diagnosis downloads (0: 400).
+	MaxBlobs int
+}
+
+// Worker works Polylane's queued jobs.
+type Worker struct {
+	opts Options
+	st   store.Store
+	gh   *ghclient.Client
+	log  zerolog.Logger
+}
+
+// Register adds the diagnose, publish and fix workers to workers.
+func Register(workers *river.Workers, opts Options) (*Worker, error) {
+	if opts.Store == nil {
+		return nil, errors.New("worker: no store")
+	}
+	if opts.WindowSize <= 0 {
+		opts.WindowSize = 100
+	}
+	if opts.JobTimeout <= 0 {
+		opts.JobTimeout = DefaultJobTimeout
+	}
+	if opts.MaxBlobs <= 0 {
+		opts.MaxBlobs = 400
+	}
+	w := &Worker{opts: opts, st: opts.Store, gh: opts.GitHub, log: opts.Logger}
+	if err := river.AddWorkerSafely(workers, &diagnoseWorker{w: w}); err != nil {
+		return nil, fmt.Errorf("register diagnose worker: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &publishWorker{w: w}); err != nil {
+		return nil, fmt.Errorf("register publish worker: %w", err)
+	}
+	if err := river.AddWorkerSafely(workers, &fixWorker{w: w}); err != nil {
+		return nil, fmt.Errorf("register fix worker: %w", err)
+	}
+	return w, nil
+}
+
+type diagnoseWorker struct {
+	river.WorkerDefaults[webhook.DiagnoseArgs]
+	w *Worker
+}
+
+func (d *diagnoseWorker) Timeout(*river.Job[webhook.DiagnoseArgs]) time.Duration { return d.w.opts.JobTimeout }
+
+func (d *diagnoseWorker) Work(ctx context.Context, job *river.Job[webhook.DiagnoseArgs]) error {
+	a := job.Args
+	ctx = d.w.jobContext(ctx, a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID)
+	return d.w.run(ctx, job.JobRow.Kind, job.Attempt, job.MaxAttempts, a.DeliveryGUID, "diagnose",
+		func(ctx context.Context) error { return d.w.diagnose(ctx, a) })
+}
+
+type publishWorker struct {
+	river.WorkerDefaults[PublishArgs]
+	w *Worker
+}
+
+func (p *publishWorker) Timeout(*river.Job[PublishArgs]) time.Duration { return p.w.opts.JobTimeout }
+
+func (p *publishWorker) Work(ctx context.Context, job *river.Job[PublishArgs]) error {
+	a := job.Args
+	ctx = p.w.jobContext(ctx, a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID)
+	return p.w.run(ctx, job.JobRow.Kind, job.Attempt, job.MaxAttempts, a.DeliveryGUID, "publish",
+		func(ctx context.Context) error { return p.w.publish(ctx, a) })
+}
+
+type fixWorker struct {
+	river.WorkerDefaults[FixArgs]
+	w *Worker
+}
+
+func (f *fixWorker) Timeout(*river.Job[FixArgs]) time.Duration { return f.w.opts.JobTimeout }
+
+func (f *fixWorker) Work(ctx context.Context, job *river.Job[FixArgs]) error {
+	a := job.Args
+	ctx = f.w.jobContext(ctx, a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID)
+	return f.w.run(ctx, job.JobRow.Kind, job.Attempt, job.MaxAttempts, a.DeliveryGUID, "fix pull request",
+		func(ctx context.Context) error { return f.w.fix(ctx, a) })
+}
+
+// jobContext puts a logger with the job's keys in ctx.
+func (w *Worker) jobContext(ctx context.Context, guid string, installation, repo, run int64) context.Context {
+	l := w.log.With().Str(server.LogKeyDeliveryID, guid).Int64(server.LogKeyInstallationID, installation).
+		Int64("repository_id", repo).Int64(server.LogKeyRunID, run).Logger()
+	return l.WithContext(ctx)
+}
+
+// permanent marks an error that retrying cannot fix: the job is cancelled
+// and its delivery marked failed at once.
+type permanent struct{ err error }
+
+func (p permanent) Error() string { return p.err.Error() }
+func (p permanent) Unwrap() error { return p.err }
+
+// fail returns a permanent error.
+func fail(format string, args ...any) error { return permanent{fmt.Errorf(format, args...)} }
+
+// run works one job: it turns the step's error into River's verdict
+// (retry, snooze after a long rate limit, cancel when retrying cannot help),
+// keeps the delivery's state visible, and counts the outcome.
+func (w *Worker) run(ctx context.Context, kind string, attempt, maxAttempts int, guid, step string, fn func(context.Context) error) error {
+	start := time.Now()
+	if w.gh == nil {
+		err := fail("no GitHub App credentials are configured (POLYLANE_GITHUB_APP_ID and a private key)")
+		return w.finish(ctx, kind, start, guid, step, river.JobCancel(err), err, true)
+	}
+	err := fn(ctx)
+	var rl *ghclient.RateLimitedError
+	var perm permanent
+	switch {
+	case err == nil:
+		return w.finish(ctx, kind, start, guid, step, nil, nil, false)
+	case errors.As(err, &rl):
+		return w.finish(ctx, kind, start, guid, step, river.JobSnooze(rl.Wait), err, false)
+	case errors.As(err, &perm) || errors.Is(err, ghclient.ErrNoPermission) || errors.Is(err, ghclient.ErrNotFound):
+		return w.finish(ctx, kind, start, guid, step, river.JobCancel(err), err, true)
+	default:
+		return w.finish(ctx, kind, start, guid, step, err, err, attempt >= maxAttempts)
+	}
+}
+
+// finish records a job's end: the metric, the log line, and for a final
+// failure the delivery's failed state with the reason.
+func (w *Worker) finish(ctx context.Context, kind string, start time.Time, guid, step string, verdict, cause error, final bool) error {
+	log := zerolog.Ctx(ctx)
+	outcome := server.JobSucceeded
+	var snooze *river.JobSnoozeError
+	switch {
+	case verdict == nil:
+	case errors.As(verdict, &snooze):
+		outcome = server.JobSnoozed
+	case final:
+		outcome = server.JobDiscarded
+		if errors.As(verdict, new(*river.JobCancelError)) {
+			outcome = server.JobCancelled
+		}
+	default:
+		outcome = server.JobFailed
+	}
+	if w.opts.Metrics != nil {
+		w.opts.Metrics.JobDone(kind, outcome, time.Since(start))
+	}
+	if cause != nil {
+		log.Warn().Err(cause).Str("job", kind).Str("outcome", outcome).Msg(step + " did not finish")
+	}
+	if final && guid != "" {
+		text := step + " failed: " + cause.Error()
+		if err := w.st.SetDeliveryState(context.WithoutCancel(ctx), guid, store.DeliveryFailed, clipText(text, 2000)); err != nil {
+			log.Warn().Err(err).Msg("record the failed delivery")
+		}
+	}
+	return verdict
+}
+
+// clipText bounds a text kept in the store.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return s[:n] + "…"
+}
