@@ -85,7 +85,9 @@ type diagnoseWorker struct {
 	w *Worker
 }
 
-func (d *diagnoseWorker) Timeout(*river.Job[webhook.DiagnoseArgs]) time.Duration { return d.w.opts.JobTimeout }
+func (d *diagnoseWorker) Timeout(*river.Job[webhook.DiagnoseArgs]) time.Duration {
+	return d.w.opts.JobTimeout
+}
 
 func (d *diagnoseWorker) Work(ctx context.Context, job *river.Job[webhook.DiagnoseArgs]) error {
 	a := job.Args
