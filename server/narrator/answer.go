@@ -290,7 +290,7 @@ func (a *answerer) verdict() {
 	if v.FirstBadSHA != nil && *v.FirstBadSHA != "" {
 		s += " The first bad commit is " + code(*v.FirstBadSHA) + "."
 	}
-	a.say(s)
+	a.say(s, a.idsWhere(func(e causal.Evidence) bool { return e.Kind == causal.EvidenceRuns })...)
 }
 
 // fix says what the patch changes and why, or that there is none.

@@ -57,7 +57,11 @@ type factSheet struct {
 	Evidence     []any          `json:"evidence,omitempty"`
 	Patch        map[string]any `json:"patch"`
 	Impact       map[string]any `json:"impact,omitempty"`
-	Question     string         `json:"question,omitempty"`
+	// Polylane's own wording of the two paragraphs, for the model to
+	// improve on.
+	DeterministicSummary string `json:"deterministic_summary,omitempty"`
+	DeterministicWhyFix  string `json:"deterministic_why_this_fix,omitempty"`
+	Question             string `json:"question,omitempty"`
 }
 
 // sheet builds what the model sees of d.
@@ -81,8 +85,9 @@ func newFactSheet(d *diagnosis.Diagnosis, opts Options) factSheet {
 		ExitCode:    d.Failure.ExitCode,
 		Window: map[string]any{"branch": s.text(d.Window.Branch), "runs": d.Window.Runs, "failed": d.Window.Failed,
 			"from": d.Window.From.UTC().Format(dayLayout), "to": d.Window.To.UTC().Format(dayLayout)},
-		Verdict: map[string]any{"kind": d.Verdict.Kind, "confidence": d.Verdict.Confidence, "reason": s.written(d.Verdict.Reason)},
-		Cadence: s.written(d.Cadence),
+		Verdict:              map[string]any{"kind": d.Verdict.Kind, "confidence": d.Verdict.Confidence, "reason": s.written(d.Verdict.Reason)},
+		Cadence:              s.written(d.Cadence),
+		DeterministicSummary: s.written(d.Summary), DeterministicWhyFix: s.written(d.WhyThisFix),
 	}
 	if d.Verdict.FirstBadSHA != nil {
 		f.Verdict["first_bad_sha"] = s.text(*d.Verdict.FirstBadSHA)
@@ -240,7 +245,7 @@ func logTexts(d *diagnosis.Diagnosis) []string {
 	}
 	kept := out[:0]
 	for _, t := range out {
-		if t = strings.TrimSpace(t); len(t) >= 4 {
+		if t = oneLine(t); len(t) >= 4 {
 			kept = append(kept, t)
 		}
 	}
@@ -271,7 +276,7 @@ var quoted = regexp.MustCompile("'[^'\\n]{3,}'|\"[^\"\\n]{3,}\"|`[^`\\n]{3,}`")
 func scrubLogQuotes(v string, logs, repo []string) string {
 	const omitted = "(log text omitted)"
 	v = quoted.ReplaceAllStringFunc(v, func(q string) string {
-		inner := strings.TrimRight(strings.TrimSpace(q[1:len(q)-1]), "…. ")
+		inner := strings.Trim(q[1:len(q)-1], "…. ")
 		if len(inner) < 8 || containedIn(inner, repo) || !containedIn(inner, logs) {
 			return q
 		}
@@ -338,11 +343,19 @@ func oneLine(s string) string {
 	return strings.Join(strings.Fields(s), " ")
 }
 
-// clipRunes shortens s to at most n runes, marking the cut with "…".
+// clipRunes shortens s to at most n runes, marking the cut with "…". It
+// cuts at the last space of the kept part when there is one in its last
+// quarter, so that no path, number or identifier is cut in two.
 func clipRunes(s string, n int) string {
 	if utf8.RuneCountInString(s) <= n {
 		return s
 	}
-	r := []rune(s)
-	return string(r[:n-1]) + "…"
+	r := []rune(s)[:n-1]
+	for i := len(r) - 1; i > len(r)*3/4; i-- {
+		if r[i] == ' ' {
+			r = r[:i]
+			break
+		}
+	}
+	return strings.TrimRight(string(r), " ") + "…"
 }

@@ -158,6 +158,7 @@ func (g *grounds) addDerived(d *diagnosis.Diagnosis) {
 	for _, f := range []float64{fr.Rate, fr.Low, fr.High, d.Verdict.Confidence} {
 		for _, prec := range []int{0, 1, 2} {
 			g.addNumber(strconv.FormatFloat(100*f, 'f', prec, 64))
+			g.addNumber(strconv.FormatFloat(f, 'f', prec, 64))
 		}
 	}
 }

@@ -33,7 +33,11 @@ var (
 // a link only when its https URL is in the diagnosis. The report package
 // can insert the result as it is.
 func Markdown(d *diagnosis.Diagnosis, text string) string {
-	g := newGrounds(d)
+	return markdown(newGrounds(d), text)
+}
+
+// markdown is Markdown with the diagnosis's grounds.
+func markdown(g *grounds, text string) string {
 	text = strings.ToValidUTF8(strings.ReplaceAll(text, "\r\n", "\n"), "\uFFFD")
 	text = strings.Map(func(r rune) rune {
 		switch {

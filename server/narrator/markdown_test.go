@@ -41,9 +41,9 @@ func TestMarkdown(t *testing.T) {
 func FuzzMarkdown(f *testing.F) {
 	f.Add("`a` @b #1 <c> [d](https://e) **f**\n- g\n\n1. h")
 	f.Add("``` \n# x\n> y")
-	d := loadDiagnosis(f, "rollout.json")
+	g := newGrounds(loadDiagnosis(f, "rollout.json"))
 	f.Fuzz(func(t *testing.T, s string) {
-		md := Markdown(d, s)
+		md := markdown(g, s)
 		for i, part := range strings.Split(md, "`") {
 			if i%2 == 1 {
 				if strings.Contains(part, "\n") {

@@ -62,13 +62,12 @@ func (c *checker) checkRequired(d *diagnosis.Diagnosis, w Wording) {
 		}
 	}
 	if p := d.Patch; p != nil {
-		why := normText(w.WhyFix)
 		for i, f := range p.Files {
 			if i == 3 {
 				break
 			}
-			if !strings.Contains(why, normText(f.Path)) && !strings.Contains(why, normText(path.Base(f.Path))) {
-				c.fail("the why-this-fix paragraph does not name the patched file %s", f.Path)
+			if !strings.Contains(both, normText(f.Path)) && !strings.Contains(both, normText(path.Base(f.Path))) {
+				c.fail("the wording does not name the patched file %s", f.Path)
 			}
 		}
 	}

@@ -268,7 +268,12 @@ func (c *checker) checkSecrets(s string) {
 // or invisible characters. A nil error means the wording may be shown. The
 // function is pure.
 func ValidateWording(d *diagnosis.Diagnosis, w Wording) error {
-	c := &checker{g: newGrounds(d)}
+	return validateWording(newGrounds(d), d, w)
+}
+
+// validateWording is ValidateWording with the diagnosis's grounds.
+func validateWording(g *grounds, d *diagnosis.Diagnosis, w Wording) error {
+	c := &checker{g: g}
 	for _, p := range []struct {
 		name, text string
 		max        int
@@ -300,7 +305,21 @@ const notKnown = "not known from the evidence"
 // least one or say that the answer is not known from the evidence. It
 // returns the evidence ids cited, in order of first use.
 func ValidateAnswer(d *diagnosis.Diagnosis, text string) ([]string, error) {
-	c := &checker{g: newGrounds(d)}
+	return validateAnswer(newGrounds(d), text)
+}
+
+// validateAnswer is ValidateAnswer with the diagnosis's grounds.
+func validateAnswer(g *grounds, text string) ([]string, error) {
+	c := checkAnswerText(g, text)
+	if len(c.reasons) == 0 && len(c.cited) == 0 && !strings.Contains(strings.ToLower(text), notKnown) {
+		c.reasons = append(c.reasons, `the answer cites no evidence id and does not say "`+notKnown+`"`)
+	}
+	return c.cited, c.err()
+}
+
+// checkAnswerText applies the grounding and structure rules to an answer.
+func checkAnswerText(g *grounds, text string) *checker {
+	c := &checker{g: g}
 	switch {
 	case strings.TrimSpace(text) == "":
 		c.reasons = append(c.reasons, "the answer is empty")
@@ -310,9 +329,6 @@ func ValidateAnswer(d *diagnosis.Diagnosis, text string) ([]string, error) {
 		c.checkStructure(text, true)
 		c.checkSecrets(text)
 		c.checkTokens(text)
-		if len(c.cited) == 0 && !strings.Contains(strings.ToLower(text), notKnown) {
-			c.reasons = append(c.reasons, `the answer cites no evidence id and does not say "`+notKnown+`"`)
-		}
 	}
-	return c.cited, c.err()
+	return c
 }

@@ -103,7 +103,8 @@ func TestValidateWordingRejects(t *testing.T) {
 
 func TestValidateWordingPatchedFile(t *testing.T) {
 	d := loadDiagnosis(t, "rollout.json")
-	err := ValidateWording(d, Wording{groundedSummary, "Waiting for the rollout closes the race (E5)."})
+	summary := strings.Replace(groundedSummary, " The proposed fix waits for the rollout in `Taskfile.yml`.", "", 1)
+	err := ValidateWording(d, Wording{summary, "Waiting for the rollout closes the race (E5)."})
 	if err == nil || !strings.Contains(err.Error(), `patched file "Taskfile.yml"`) {
 		t.Fatalf("want a rejection for the missing patched file, got %v", err)
 	}
@@ -170,20 +171,21 @@ func FuzzValidate(f *testing.F) {
 	f.Add(groundedSummary, groundedWhy)
 	f.Add("<a href=x>@x</a> ghp_aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa", "`E1` 1,2.3.4:5 `")
 	d := loadDiagnosis(f, "rollout.json")
+	g := newGrounds(d)
 	f.Fuzz(func(t *testing.T, a, b string) {
-		err := ValidateWording(d, Wording{a, b})
+		err := validateWording(g, d, Wording{a, b})
 		if err != nil && !errors.Is(err, ErrRejected) {
 			t.Fatalf("error is not a rejection: %v", err)
 		}
-		cited, err := ValidateAnswer(d, a)
+		cited, err := validateAnswer(g, a)
 		if err == nil {
 			for _, id := range cited {
-				if !newGrounds(d).evidence[id] {
+				if !g.evidence[id] {
 					t.Fatalf("accepted answer cites unknown %s", id)
 				}
 			}
 		}
-		md := Markdown(d, a+"\n\n"+b)
+		md := markdown(g, a+"\n\n"+b)
 		if strings.Contains(md, "@") && !strings.Contains(md, "@"+wordJoiner) && !inCode(md, "@") {
 			t.Fatalf("live mention in %q", md)
 		}
