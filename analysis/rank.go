@@ -4,13 +4,13 @@ import "sort"
 
 // Output bounds.
 const (
-	contextBefore = 10   // block lines kept before the cause line
-	contextAfter  = 20   // block lines kept after it
-	maxOutLines   = 4096 // lines returned with a baseline
-	tailLines     = 2    // lines before the exit line always returned
-	secondMargin  = 10   // a runner-up block this close is returned too
-	secondLines   = 4    // lines of the runner-up block returned
-	summaryBonus  = 15   // for a block in a failure summary section
+	contextBefore = maxBlockLines // block lines kept before the cause line: the whole block
+	contextAfter  = 40            // block lines kept after it
+	maxOutLines   = 4096          // lines returned with a baseline
+	tailLines     = 2             // lines before the exit line always returned
+	secondMargin  = 10            // a runner-up block this close is returned too
+	secondLines   = 4             // lines of the runner-up block returned
+	summaryBonus  = 15            // for a block in a failure summary section
 )
 
 // region is the part of the log where the failure happened: the failing step

@@ -67,8 +67,12 @@ func classifyLine(in ruleInput) feature {
 	var f feature
 	t := in.text
 	tt := bytes.TrimLeft(t, " \t")
-	if len(tt) == 0 || bareMarker(in.lc[len(in.lc)-len(tt):]) {
+	if len(tt) == 0 {
 		f.flags |= fBlank
+		return f
+	}
+	if bareMarker(in.lc[len(in.lc)-len(tt):]) {
+		f.flags |= fIndent // an empty line of a tool's error report continues it
 		return f
 	}
 	if len(tt) < len(t) || pytestExplanation(tt) {

@@ -303,6 +303,9 @@ func isCaretLine(tt []byte) bool {
 // "OOM restarts => 0").
 func statsRow(l []byte) bool {
 	l = bytes.TrimRight(l, " \t")
+	if containsAny(l, "expected", "actual", "got:", "but was") {
+		return false // an assertion's values, not a counter
+	}
 	i := len(l)
 	for i > 0 && (isDigit(l[i-1]) || l[i-1] == '.' || l[i-1] == '%') {
 		i--
