@@ -222,7 +222,7 @@ func (z *localizer) close() {
 	}
 	worst := -1
 	for i, c := range z.blocks[:len(z.blocks)-recentBlocks] {
-		if worst < 0 || c.bestScore < z.blocks[worst].bestScore {
+		if worst < 0 || c.bestScore <= z.blocks[worst].bestScore { // ties: keep the earliest
 			worst = i
 		}
 	}
