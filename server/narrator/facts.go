@@ -267,20 +267,24 @@ func repoTexts(d *diagnosis.Diagnosis) []string {
 	return out
 }
 
-// quoted matches a quotation in Polylane's prose: 'x', "x" or `x`.
-var quoted = regexp.MustCompile("'[^'\\n]{3,}'|\"[^\"\\n]{3,}\"|`[^`\\n]{3,}`")
+// quoted matches a quotation in Polylane's prose: 'x' (opening after a
+// space, a bracket or punctuation, so that an apostrophe does not open
+// one), "x" or `x`. Group 1 is what precedes the quotation.
+var quoted = regexp.MustCompile("(^|[\\s(\\[:,;=])(?:'[^'\\n]{3,}'|\"[^\"\\n]{3,}\"|`[^`\\n]{3,}`)")
 
 // scrubLogQuotes replaces every quotation of log text of 8 bytes or more
 // in v (unless the repository's text holds it too, as a command or a step
 // name), and every log text of 16 bytes or more that v holds verbatim.
 func scrubLogQuotes(v string, logs, repo []string) string {
 	const omitted = "(log text omitted)"
-	v = quoted.ReplaceAllStringFunc(v, func(q string) string {
+	v = quoted.ReplaceAllStringFunc(v, func(m string) string {
+		lead := quoted.FindStringSubmatch(m)[1]
+		q := m[len(lead):]
 		inner := strings.Trim(q[1:len(q)-1], "…. ")
 		if len(inner) < 8 || containedIn(inner, repo) || !containedIn(inner, logs) {
-			return q
+			return m
 		}
-		return omitted
+		return lead + omitted
 	})
 	for _, l := range logs {
 		if len(l) >= 16 {

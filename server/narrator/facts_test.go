@@ -112,6 +112,8 @@ func TestScrubLogQuotes(t *testing.T) {
 		{"step \"Install dependencies\" failed", "step \"Install dependencies\" failed"},
 		{"saw read: connection reset by peer while patching today", "saw (log text omitted) today"},
 		{"quote 'not from any log at all'", "quote 'not from any log at all'"},
+		{"the job's log said 'npm ERR! code ECONNRESET'", "the job's log said (log text omitted)"},
+		{"'npm ERR! code ECONNRESET' first", "(log text omitted) first"},
 	}
 	for _, tc := range cases {
 		if got := scrubLogQuotes(tc.in, logs, repo); got != tc.want {

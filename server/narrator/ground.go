@@ -3,6 +3,7 @@ package narrator
 import (
 	"encoding/json"
 	"math"
+	"net/url"
 	"strconv"
 	"strings"
 
@@ -69,7 +70,11 @@ func (g *grounds) walk(v any, strs *[]string) {
 // addText records the tokens of one string of the diagnosis.
 func (g *grounds) addText(s string) {
 	for _, u := range urlPattern.FindAllString(s, -1) {
-		g.urls = append(g.urls, strings.ToLower(trimURL(u)))
+		u = trimURL(u)
+		g.urls = append(g.urls, strings.ToLower(u))
+		if pu, err := url.Parse(u); err == nil && pu.Host != "" {
+			g.addPath(pu.Host + pu.Path)
+		}
 	}
 	for _, m := range pairPattern.FindAllStringSubmatch(s, -1) {
 		g.addPair(m[1], m[2])

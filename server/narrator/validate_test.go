@@ -28,6 +28,7 @@ func TestValidateWordingAccepts(t *testing.T) {
 			strings.Replace(groundedSummary, "4 of the last 60", "four of the last 60 (about 6.7%)", 1), groundedWhy}},
 		{"category literal and plain step quoting", Wording{
 			"Step \"Provision test cluster\" failed 4 times in 60 runs: a rollout-race.", "The fix edits Taskfile.yml."}},
+		{"host of a URL", Wording{groundedSummary, groundedWhy + " The run is on github.com/orbit-labs/skyline."}},
 		{"thousands separators and dates", Wording{
 			groundedSummary + " The window ran from 2026-09-01 to 2026-09-29.", groundedWhy + " Run 7,300,112,233 failed."}},
 	}
