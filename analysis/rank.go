@@ -182,7 +182,7 @@ func (z *localizer) withTail(r ranking, chosen *block, reg region) []storedLine 
 
 // blockScore combines a block's own evidence with where it sits.
 func (z *localizer) blockScore(b *block, reg region, spans []StepSpan) int {
-	s := b.bestScore + min(max(b.anchors-1, 0), 4)*2
+	s := b.bestScore + min(max(b.anchors-1, 0), 4)
 	n := b.lines[b.best].n
 	if reg.known {
 		switch {
