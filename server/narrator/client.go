@@ -48,6 +48,7 @@ type boundedBody struct {
 	read int64
 }
 
+// Read reads from the body, failing past maxResponse bytes.
 func (b *boundedBody) Read(p []byte) (int, error) {
 	n, err := b.r.Read(p)
 	b.read += int64(n)
@@ -57,6 +58,7 @@ func (b *boundedBody) Read(p []byte) (int, error) {
 	return n, err
 }
 
+// Close closes the underlying body.
 func (b *boundedBody) Close() error { return b.c.Close() }
 
 // prompt is one request: the system instructions and the user message

@@ -18,7 +18,8 @@ type Wording struct {
 
 // Markdown renders both paragraphs as inert markdown (see Markdown).
 func (w Wording) Markdown(d *diagnosis.Diagnosis) (summary, whyFix string) {
-	return Markdown(d, w.Summary), Markdown(d, w.WhyFix)
+	g := newGrounds(d)
+	return markdown(g, w.Summary), markdown(g, w.WhyFix)
 }
 
 // Answer is the answer to a follow-up question.
