@@ -147,6 +147,7 @@ func (z *localizer) rank(total int, spans []StepSpan) ranking {
 		lo, hi := max(0, second.best-1), min(len(second.lines), second.best+secondLines)
 		out.context = append(out.context, second.lines[lo:hi]...)
 	}
+	out.context = append(out.context, z.nextFailure(reg, spans)...)
 	out.context = z.withTail(out, best, reg)
 	if z.base != nil {
 		out.context = z.withNovel(out, reg)
@@ -264,4 +265,40 @@ func (z *localizer) withNovel(r ranking, reg region) []storedLine {
 		ctx = ctx[len(ctx)-maxOutLines:]
 	}
 	return ctx
+}
+
+// nextFailure returns the lead lines of the strongest block of the next
+// command that failed after the region, in a log whose commands keep running
+// after one fails (a Travis script phase): each failing command is a failure
+// of its own.
+func (z *localizer) nextFailure(reg region, spans []StepSpan) []storedLine {
+	if reg.exit == nil || len(spans) > 0 {
+		return nil
+	}
+	var next region
+	for i := range z.exits {
+		e := &z.exits[i]
+		if e.code != 0 && e.n > reg.last && e.cmdStart > reg.last {
+			next = region{first: e.cmdStart, last: e.n, span: -1, exit: e, known: true}
+			break
+		}
+	}
+	if next.exit == nil {
+		return nil
+	}
+	var best *block
+	bestScore := 0
+	for _, b := range z.blocks {
+		if !next.holds(b) || b.lines[b.best].feat.class == clsWarning {
+			continue
+		}
+		if s := z.blockScore(b, next, spans); best == nil || s > bestScore {
+			best, bestScore = b, s
+		}
+	}
+	if best == nil {
+		return nil
+	}
+	lo, hi := max(0, best.best-1), min(len(best.lines), best.best+secondLines)
+	return best.lines[lo:hi]
 }
