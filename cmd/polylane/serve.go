@@ -118,6 +118,11 @@ func serve(ctx context.Context, cfg *Config, log zerolog.Logger, st store.Store,
 	// A job still running after RescueAfter is taken for a crashed
 	// worker's and worked again; it must outlast the longest job.
 	qopts := store.QueueOptions{Workers: workers, MaxWorkers: cfg.QueueWorkers, RescueAfter: worker.DefaultJobTimeout + 5*time.Minute}
+	if st.Backend() == "sqlite" {
+		// No LISTEN/NOTIFY: poll often, so that a diagnosis and the jobs
+		// it enqueues follow each other quickly (a cheap local query).
+		qopts.PollInterval = 200 * time.Millisecond
+	}
 	if err := st.StartQueue(ctx, qopts); err != nil {
 		return err
 	}
