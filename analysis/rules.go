@@ -29,6 +29,10 @@ func (c lineClass) String() string { return classNames[c] }
 // classScore is the base cause strength of each class (0-100).
 var classScore = [...]int{0, 6, 10, 0, 40, 55, 89, 78, 82, 85, 88, 92}
 
+// plainDiagScore is the strength of a positioned diagnostic worded without
+// error vocabulary.
+const plainDiagScore = 60
+
 // positionedWarningScore is the strength of a warning with a source position.
 const positionedWarningScore = 34
 
@@ -91,7 +95,12 @@ func classifyLine(in ruleInput) feature {
 		f.class, f.score = clsError, classScore[clsError]
 		return f
 	}
-	if kw == 0 && f.flags&(fHeader) == 0 {
+	if kw == 0 && f.flags&fHeader == 0 {
+		if f.flags&fDiag != 0 && in.kind == KindPlain && isCompilerDiag(tt, ltt) {
+			// "a.py:9:5: E124 closing bracket does not match": a linter's
+			// finding, worded without error vocabulary
+			f.class, f.score = clsCompiler, plainDiagScore
+		}
 		return f
 	}
 	f.class = ruleClass(in, tt, ltt, found)
