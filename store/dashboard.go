@@ -19,13 +19,22 @@ type Dashboard interface {
 	ListWorkflows(ctx context.Context, repositoryIDs []int64) ([]WorkflowSummary, error)
 	// RunDays counts run attempts per UTC day, workflow and conclusion.
 	RunDays(ctx context.Context, q DayQuery) ([]RunDay, error)
+	// OutcomeDays sums RunDays per day and workflow into all, succeeded
+	// (conclusion success) and failed (failure, timed_out, startup_failure)
+	// run attempts.
+	OutcomeDays(ctx context.Context, q DayQuery) ([]OutcomeDay, error)
 	// ClassDays counts failed run attempts per UTC day, workflow and failure
 	// class. A run attempt counts once, for the class of its first failing
-	// step (lowest job id, then step number).
+	// step (lowest job id, then step number). With DayQuery.ClassID it counts
+	// the run attempts in which that class occurred at any step.
 	ClassDays(ctx context.Context, q DayQuery) ([]ClassDay, error)
-	// ClassRunCounts counts, per workflow and class, the distinct run
-	// attempts with an occurrence of the class in the window.
+	// ClassRunCounts counts, per workflow and class, the run attempts of the
+	// window's days in which the class occurred (at any step).
 	ClassRunCounts(ctx context.Context, q DayQuery) ([]ClassRunCount, error)
+	// TopClasses returns, per workflow, the class of ClassRunCounts with the
+	// most run attempts (ties: the lowest class id); the class "" (not
+	// recorded) never tops.
+	TopClasses(ctx context.Context, q DayQuery) ([]ClassRunCount, error)
 	// ListDiagnosisSummaries lists diagnoses newest first, one page at a time.
 	ListDiagnosisSummaries(ctx context.Context, q DiagnosisQuery) (DiagnosisPage, error)
 	// ListOccurrencePage lists occurrences newest first, one page at a time.
@@ -44,7 +53,8 @@ type WorkflowSummary struct {
 
 // DayQuery selects per-day counts of some repositories in the window
 // [From, To); zero fields other than RepositoryIDs do not filter. Days are
-// UTC calendar days; a day counts when it starts inside the window.
+// the UTC calendar days of the runs' created_at; a day counts when it starts
+// inside the window.
 type DayQuery struct {
 	RepositoryIDs []int64 // required; at most 1000
 	WorkflowID    int64
@@ -62,6 +72,17 @@ type RunDay struct {
 	Runs         int
 }
 
+// OutcomeDay is the number of run attempts of one workflow created on one
+// UTC day, and how many of them succeeded and failed.
+type OutcomeDay struct {
+	RepositoryID int64
+	WorkflowID   int64
+	Day          time.Time
+	Runs         int
+	Succeeded    int
+	Failed       int
+}
+
 // ClassDay is the number of failed run attempts of one workflow on one UTC
 // day whose first failing step belongs to one class.
 type ClassDay struct {
@@ -73,14 +94,14 @@ type ClassDay struct {
 }
 
 // ClassRunCount is the number of run attempts of one workflow in which a
-// class occurred, with the time of the last one and, when the class is
+// class occurred, with the day of the last one and, when the class is
 // stored, its step, signature and verdict.
 type ClassRunCount struct {
 	RepositoryID int64
 	WorkflowID   int64
 	ClassID      string
 	Runs         int
-	LastSeen     time.Time
+	LastDay      time.Time // midnight UTC
 	Step         string
 	Signature    string
 	Verdict      string

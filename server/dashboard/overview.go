@@ -155,41 +155,27 @@ func (d *Dashboard) workflowRates(ctx context.Context, names map[int64]string) (
 	}
 	win := windowEnding(last.LastRunAt, d.now(), DefaultWindowDays)
 	q := store.DayQuery{RepositoryIDs: ids, From: win.From, To: win.To}
-	days, err := d.st.RunDays(ctx, q)
+	days, err := d.st.OutcomeDays(ctx, q)
 	if err != nil {
 		return nil, win, err
 	}
-	counts, err := d.st.ClassRunCounts(ctx, q)
+	tops, err := d.st.TopClasses(ctx, q)
 	if err != nil {
 		return nil, win, err
 	}
 	type wfKey struct{ repo, wf int64 }
-	perDay := map[wfKey]map[string]*DayRate{}
-	for _, rd := range days {
-		k := wfKey{rd.RepositoryID, rd.WorkflowID}
+	perDay := map[wfKey]map[string]DayRate{}
+	for _, od := range days {
+		k := wfKey{od.RepositoryID, od.WorkflowID}
 		if perDay[k] == nil {
-			perDay[k] = map[string]*DayRate{}
+			perDay[k] = map[string]DayRate{}
 		}
-		day := rd.Day.Format("2006-01-02")
-		dr := perDay[k][day]
-		if dr == nil {
-			dr = &DayRate{Day: day}
-			perDay[k][day] = dr
-		}
-		dr.Runs += rd.Runs
-		switch outcomeOf(rd.Conclusion) {
-		case outcomeSuccess:
-			dr.Succeeded += rd.Runs
-		case outcomeFailure:
-			dr.Failed += rd.Runs
-		}
+		day := od.Day.Format("2006-01-02")
+		perDay[k][day] = DayRate{Day: day, Runs: od.Runs, Succeeded: od.Succeeded, Failed: od.Failed}
 	}
 	top := map[wfKey]store.ClassRunCount{}
-	for _, c := range counts { // ordered by count within each workflow
-		k := wfKey{c.RepositoryID, c.WorkflowID}
-		if _, ok := top[k]; !ok && c.ClassID != "" {
-			top[k] = c
-		}
+	for _, c := range tops {
+		top[wfKey{c.RepositoryID, c.WorkflowID}] = c
 	}
 	out := map[int64][]WorkflowRate{}
 	for _, w := range wfs {
@@ -197,8 +183,8 @@ func (d *Dashboard) workflowRates(ctx context.Context, names map[int64]string) (
 		wr := WorkflowRate{ID: w.WorkflowID, Name: w.Name, Path: w.Path, LastRunAt: w.LastRunAt.Format("2006-01-02T15:04:05Z")}
 		for _, day := range win.dayList() {
 			dr := DayRate{Day: day.Format("2006-01-02")}
-			if p := perDay[k][dr.Day]; p != nil {
-				dr = *p
+			if p, ok := perDay[k][dr.Day]; ok {
+				dr = p
 			}
 			dr.Rate = rate(dr.Failed, dr.Succeeded)
 			wr.Runs, wr.Succeeded, wr.Failed = wr.Runs+dr.Runs, wr.Succeeded+dr.Succeeded, wr.Failed+dr.Failed

@@ -81,6 +81,13 @@ func testRunDays(t *testing.T, s store.Store) {
 		!wfs[0].LastRunAt.Equal(day0.Add(27*time.Hour)) {
 		t.Fatalf("workflows: %+v", wfs)
 	}
+	outcomes, err := s.OutcomeDays(ctx, store.DayQuery{RepositoryIDs: []int64{repo.ID}, WorkflowID: 7})
+	must(t, err)
+	wantOutcomes := []store.OutcomeDay{
+		{RepositoryID: repo.ID, WorkflowID: 7, Day: day0, Runs: 2, Succeeded: 1, Failed: 1},
+		{RepositoryID: repo.ID, WorkflowID: 7, Day: day0.AddDate(0, 0, 1), Runs: 2, Succeeded: 1, Failed: 1},
+	}
+	equal(t, "outcome days", outcomes, wantOutcomes)
 	_, err = s.RunDays(ctx, store.DayQuery{})
 	wantErr(t, err, store.ErrInvalid)
 }
@@ -123,16 +130,42 @@ func testClassDays(t *testing.T, s store.Store) {
 	counts, err := s.ClassRunCounts(ctx, q)
 	must(t, err)
 	wantCounts := []store.ClassRunCount{ // equal counts are ordered by class id
-		{RepositoryID: repo.ID, WorkflowID: 7, ClassID: "early", Runs: 2, LastSeen: day0.Add(2 * time.Hour),
+		{RepositoryID: repo.ID, WorkflowID: 7, ClassID: "early", Runs: 2, LastDay: day0,
 			Step: "go test", Signature: "FAIL: Test<N>", Verdict: "flaky"},
-		{RepositoryID: repo.ID, WorkflowID: 7, ClassID: "late", Runs: 2, LastSeen: day0.Add(25 * time.Hour)},
+		{RepositoryID: repo.ID, WorkflowID: 7, ClassID: "late", Runs: 2, LastDay: day0.AddDate(0, 0, 1)},
 	}
 	equal(t, "class run counts", counts, wantCounts)
+	top, err := s.TopClasses(ctx, q)
+	must(t, err)
+	equal(t, "top classes", top, wantCounts[:1])
+
+	// The window counts whole days: from 03:00 starts with the next day.
 	q.From = day0.Add(3 * time.Hour)
 	counts, err = s.ClassRunCounts(ctx, q)
 	must(t, err)
 	if len(counts) != 1 || counts[0].ClassID != "late" || counts[0].Runs != 1 {
 		t.Fatalf("class run counts from 03:00: %+v", counts)
+	}
+
+	// Replacing a run's occurrences moves its counts: run 11 now fails in
+	// "late" only, twice; run 13 no longer fails at all.
+	must(t, s.PutOccurrences(ctx, r1.Key(), []store.Occurrence{{JobID: 1, StepNumber: 5, ClassID: "late"},
+		{JobID: 4, StepNumber: 1, ClassID: "late"}}))
+	must(t, s.PutOccurrences(ctx, r3.Key(), nil))
+	q.From = day0
+	counts, err = s.ClassRunCounts(ctx, q)
+	must(t, err)
+	want2 := []store.ClassRunCount{
+		{RepositoryID: repo.ID, WorkflowID: 7, ClassID: "early", Runs: 1, LastDay: day0, Step: "go test",
+			Signature: "FAIL: Test<N>", Verdict: "flaky"},
+		{RepositoryID: repo.ID, WorkflowID: 7, ClassID: "late", Runs: 1, LastDay: day0},
+	}
+	equal(t, "class run counts after replacing occurrences", counts, want2)
+	q.ClassID = "late"
+	late, err = s.ClassDays(ctx, q)
+	must(t, err)
+	if len(late) != 1 || late[0].Runs != 1 || !late[0].Day.Equal(day0) {
+		t.Fatalf("class days of late after replacing occurrences: %+v", late)
 	}
 }
 

@@ -150,9 +150,6 @@ func occurrenceWindow(q store.DayQuery) filter {
 	if q.WorkflowID != 0 {
 		f.add("r.workflow_id = ?", q.WorkflowID)
 	}
-	if q.ClassID != "" {
-		f.add("o.class_id = ?", q.ClassID)
-	}
 	return f
 }
 
@@ -163,6 +160,9 @@ const occurrenceJoin = ` FROM failure_occurrences o JOIN workflow_runs r
 func (s *Records) ClassDays(ctx context.Context, q store.DayQuery) ([]store.ClassDay, error) {
 	if err := checkRepos(q.RepositoryIDs); err != nil {
 		return nil, err
+	}
+	if q.ClassID != "" {
+		return s.classDaysOf(ctx, q)
 	}
 	f := occurrenceWindow(q)
 	query := `SELECT o.repository_id, r.workflow_id, r.created_at, o.run_id, o.attempt, o.class_id` + occurrenceJoin +
@@ -229,19 +229,62 @@ func sortClassDays(list []store.ClassDay) {
 	slices.SortFunc(list, less)
 }
 
+// classDayWindow is the filter of dashboard_class_days for a query.
+func classDayWindow(q store.DayQuery) filter {
+	var f filter
+	addIn(&f, "d.repository_id", q.RepositoryIDs)
+	lo, hi := dayBounds(q.From, q.To)
+	f.add("d.day >= ?", lo)
+	f.add("d.day < ?", hi)
+	if q.WorkflowID != 0 {
+		f.add("d.workflow_id = ?", q.WorkflowID)
+	}
+	if q.ClassID != "" {
+		f.add("d.class_id = ?", q.ClassID)
+	}
+	return f
+}
+
+// classDaysOf reads the per-day counts of one class.
+func (s *Records) classDaysOf(ctx context.Context, q store.DayQuery) ([]store.ClassDay, error) {
+	f := classDayWindow(q)
+	query := `SELECT d.repository_id, d.workflow_id, d.day, d.class_id, d.runs FROM dashboard_class_days d` + f.where() +
+		` ORDER BY d.repository_id, d.workflow_id, d.day, d.class_id`
+	var list []store.ClassDay
+	err := s.db.Read(ctx, func(tx Tx) error {
+		rows, err := tx.Query(ctx, query, f.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c store.ClassDay
+			var day int64
+			if err := rows.Scan(&c.RepositoryID, &c.WorkflowID, &day, &c.ClassID, &c.Runs); err != nil {
+				return err
+			}
+			c.Day = dayTime(day)
+			list = append(list, c)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("count runs of class %s per day: %w", q.ClassID, err)
+	}
+	return list, nil
+}
+
 // ClassRunCounts counts the run attempts in which each class occurred.
 func (s *Records) ClassRunCounts(ctx context.Context, q store.DayQuery) ([]store.ClassRunCount, error) {
 	if err := checkRepos(q.RepositoryIDs); err != nil {
 		return nil, err
 	}
-	f := occurrenceWindow(q)
-	query := `SELECT p.repository_id, p.workflow_id, p.class_id, count(*), max(p.last_seen),
-    coalesce(max(c.step), ''), coalesce(max(c.signature), ''), coalesce(max(c.verdict), '') FROM (
-SELECT o.repository_id, r.workflow_id, o.class_id, o.run_id, o.attempt, max(o.occurred_at) AS last_seen` +
-		occurrenceJoin + f.where() + `
-GROUP BY o.repository_id, r.workflow_id, o.class_id, o.run_id, o.attempt) p
-LEFT JOIN failure_classes c ON c.repository_id = p.repository_id AND c.id = p.class_id
-GROUP BY p.repository_id, p.workflow_id, p.class_id ORDER BY p.repository_id, p.workflow_id, count(*) DESC, p.class_id`
+	f := classDayWindow(q)
+	query := `SELECT d.repository_id, d.workflow_id, d.class_id, sum(d.runs), max(d.day),
+    coalesce(max(c.step), ''), coalesce(max(c.signature), ''), coalesce(max(c.verdict), '')
+FROM dashboard_class_days d LEFT JOIN failure_classes c ON c.repository_id = d.repository_id AND c.id = d.class_id` +
+		f.where() + `
+GROUP BY d.repository_id, d.workflow_id, d.class_id ORDER BY d.repository_id, d.workflow_id, sum(d.runs) DESC, d.class_id`
 	var list []store.ClassRunCount
 	err := s.db.Read(ctx, func(tx Tx) error {
 		rows, err := tx.Query(ctx, query, f.args...)
@@ -251,10 +294,12 @@ GROUP BY p.repository_id, p.workflow_id, p.class_id ORDER BY p.repository_id, p.
 		defer rows.Close()
 		for rows.Next() {
 			var c store.ClassRunCount
-			if err := rows.Scan(&c.RepositoryID, &c.WorkflowID, &c.ClassID, &c.Runs, at(&c.LastSeen), &c.Step, &c.Signature,
+			var day int64
+			if err := rows.Scan(&c.RepositoryID, &c.WorkflowID, &c.ClassID, &c.Runs, &day, &c.Step, &c.Signature,
 				&c.Verdict); err != nil {
 				return err
 			}
+			c.LastDay = dayTime(day)
 			list = append(list, c)
 		}
 		return rows.Err()

@@ -1,0 +1,93 @@
+package sqlstore
+
+import (
+	"context"
+	"fmt"
+
+	"github.com/polylane/polylane/store"
+)
+
+// OutcomeDays sums per-day run counts into succeeded and failed runs.
+func (s *Records) OutcomeDays(ctx context.Context, q store.DayQuery) ([]store.OutcomeDay, error) {
+	if err := checkRepos(q.RepositoryIDs); err != nil {
+		return nil, err
+	}
+	var f filter
+	addIn(&f, "repository_id", q.RepositoryIDs)
+	lo, hi := dayBounds(q.From, q.To)
+	f.add("day >= ?", lo)
+	f.add("day < ?", hi)
+	if q.WorkflowID != 0 {
+		f.add("workflow_id = ?", q.WorkflowID)
+	}
+	query := `SELECT repository_id, workflow_id, day, sum(runs),
+    sum(CASE WHEN conclusion = 'success' THEN runs ELSE 0 END),
+    sum(CASE WHEN conclusion IN ('failure', 'timed_out', 'startup_failure') THEN runs ELSE 0 END)
+FROM dashboard_run_days` + f.where() + ` GROUP BY repository_id, workflow_id, day ORDER BY repository_id, workflow_id, day`
+	var list []store.OutcomeDay
+	err := s.db.Read(ctx, func(tx Tx) error {
+		rows, err := tx.Query(ctx, query, f.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var d store.OutcomeDay
+			var day int64
+			if err := rows.Scan(&d.RepositoryID, &d.WorkflowID, &day, &d.Runs, &d.Succeeded, &d.Failed); err != nil {
+				return err
+			}
+			d.Day = dayTime(day)
+			list = append(list, d)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("sum run outcomes per day: %w", err)
+	}
+	return list, nil
+}
+
+// TopClasses returns each workflow's most frequent class in the window.
+func (s *Records) TopClasses(ctx context.Context, q store.DayQuery) ([]store.ClassRunCount, error) {
+	if err := checkRepos(q.RepositoryIDs); err != nil {
+		return nil, err
+	}
+	f := classDayWindow(q)
+	f.add("d.class_id <> ?", "")
+	query := `SELECT t.repository_id, t.workflow_id, t.class_id, t.runs, t.last_day,
+    coalesce(c.step, ''), coalesce(c.signature, ''), coalesce(c.verdict, '')
+FROM (
+    SELECT repository_id, workflow_id, class_id, runs, last_day,
+        row_number() OVER (PARTITION BY repository_id, workflow_id ORDER BY runs DESC, class_id) AS rank
+    FROM (
+        SELECT d.repository_id, d.workflow_id, d.class_id, sum(d.runs) AS runs, max(d.day) AS last_day
+        FROM dashboard_class_days d` + f.where() + `
+        GROUP BY d.repository_id, d.workflow_id, d.class_id
+    ) per_class
+) t LEFT JOIN failure_classes c ON c.repository_id = t.repository_id AND c.id = t.class_id
+WHERE t.rank = 1 ORDER BY t.repository_id, t.workflow_id`
+	var list []store.ClassRunCount
+	err := s.db.Read(ctx, func(tx Tx) error {
+		rows, err := tx.Query(ctx, query, f.args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			var c store.ClassRunCount
+			var day int64
+			if err := rows.Scan(&c.RepositoryID, &c.WorkflowID, &c.ClassID, &c.Runs, &day, &c.Step, &c.Signature,
+				&c.Verdict); err != nil {
+				return err
+			}
+			c.LastDay = dayTime(day)
+			list = append(list, c)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, fmt.Errorf("top failure classes: %w", err)
+	}
+	return list, nil
+}
