@@ -101,7 +101,40 @@ func (z *localizer) firstErrorSpan(spans []StepSpan) int {
 func (z *localizer) rank(total int, spans []StepSpan) ranking {
 	z.close()
 	reg := z.failureRegion(total, spans)
-	var best, second, warn *block
+	best, second, promoted := z.pick(reg, spans)
+	out := ranking{region: reg}
+	if best == nil {
+		return out
+	}
+	out.cause = best.lines[best.best]
+	out.cmd, out.cmdLine = best.cmd, best.cmdLine
+	lo, hi := max(0, best.best-contextBefore), min(len(best.lines), best.best+contextAfter+1)
+	for i := lo; i < hi; i++ {
+		if i != best.best {
+			out.context = append(out.context, best.lines[i])
+		}
+	}
+	if second != nil && second != best {
+		lo, hi := max(0, second.best-1), min(len(second.lines), second.best+secondLines)
+		if promoted {
+			lo = max(0, second.best-secondLines)
+		}
+		out.context = append(out.context, second.lines[lo:hi]...)
+	}
+	out.context = append(out.context, z.nextFailure(reg, spans)...)
+	out.context = z.withTail(out, best, reg)
+	if z.base != nil {
+		out.context = z.withNovel(out, reg)
+	}
+	return out
+}
+
+// pick chooses the cause block and a runner-up worth returning. Blocks led
+// by warnings form a lower tier: they are chosen when the failing region
+// holds nothing worse, or when the chosen line says that warnings were
+// treated as errors (then promoted is true and second is that line's block).
+func (z *localizer) pick(reg region, spans []StepSpan) (best, second *block, promoted bool) {
+	var warn *block
 	bestScore, secondScore, warnScore := 0, 0, 0
 	for _, b := range z.blocks {
 		s := z.blockScore(b, reg, spans)
@@ -119,40 +152,47 @@ func (z *localizer) rank(total int, spans []StepSpan) ranking {
 			second, secondScore = b, s
 		}
 	}
-	switch {
-	case warn != nil && reg.known && (best == nil || !reg.holds(best)) && reg.holds(warn):
+	if second != nil && secondScore < bestScore-secondMargin {
+		second = nil
+	}
+	if best != nil && werrorLine(best.lines[best.best].feat) {
+		if w := z.warningsBefore(best); w != nil {
+			return w, best, true
+		}
+	}
+	if warn != nil && reg.known && (best == nil || !reg.holds(best)) && reg.holds(warn) {
 		// the failing command printed nothing worse than warnings with a
 		// source position: a linter that fails on warnings
-		second, best = nil, warn
-	default:
-		if tb := z.tailBlock(reg); tb != nil {
-			if s := z.blockScore(tb, reg, spans); best == nil || s > bestScore {
-				best = tb
-			}
+		return warn, nil, false
+	}
+	if tb := z.tailBlock(reg); tb != nil {
+		if s := z.blockScore(tb, reg, spans); best == nil || s > bestScore {
+			best = tb
 		}
 	}
-	out := ranking{region: reg}
-	if best == nil {
-		return out
-	}
-	out.cause = best.lines[best.best]
-	out.cmd, out.cmdLine = best.cmd, best.cmdLine
-	lo, hi := max(0, best.best-contextBefore), min(len(best.lines), best.best+contextAfter+1)
-	for i := lo; i < hi; i++ {
-		if i != best.best {
-			out.context = append(out.context, best.lines[i])
+	return best, second, false
+}
+
+// werrorLine reports whether a line says that warnings failed the build
+// ("Failing due to -Werror.", "warnings being treated as errors").
+func werrorLine(f feature) bool {
+	return f.found.has(kwTreated) || f.found.has(kwWerror)
+}
+
+// warningsBefore returns the last warning block that ends shortly before
+// the cause line of b, or nil.
+func (z *localizer) warningsBefore(b *block) *block {
+	n := b.lines[b.best].n
+	var w *block
+	for _, c := range z.blocks {
+		if c.lines[c.best].feat.class != clsWarning || c.last >= n || n-c.last > lookBack {
+			continue
+		}
+		if w == nil || c.last > w.last {
+			w = c
 		}
 	}
-	if second != nil && second != best && secondScore >= bestScore-secondMargin {
-		lo, hi := max(0, second.best-1), min(len(second.lines), second.best+secondLines)
-		out.context = append(out.context, second.lines[lo:hi]...)
-	}
-	out.context = append(out.context, z.nextFailure(reg, spans)...)
-	out.context = z.withTail(out, best, reg)
-	if z.base != nil {
-		out.context = z.withNovel(out, reg)
-	}
-	return out
+	return w
 }
 
 // withTail adds the last lines printed before the failing exit line, which

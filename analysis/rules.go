@@ -96,7 +96,11 @@ func classifyLine(in ruleInput) feature {
 		return f
 	}
 	if kw == 0 && f.flags&fHeader == 0 {
-		if f.flags&fDiag != 0 && in.kind == KindPlain && isCompilerDiag(tt, ltt) {
+		switch {
+		case f.flags&fDiag == 0 || in.kind != KindPlain:
+		case isWarning(ltt):
+			f.class, f.score = clsWarning, positionedWarningScore
+		case isCompilerDiag(tt, ltt):
 			// "a.py:9:5: E124 closing bracket does not match": a linter's
 			// finding, worded without error vocabulary
 			f.class, f.score = clsCompiler, plainDiagScore
