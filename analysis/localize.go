@@ -57,6 +57,7 @@ type exitLine struct {
 	n, code, span int
 	cmdStart      int // for per-command exits (Travis): where the command began
 	tail          []storedLine
+	line          storedLine // the exit line itself
 }
 
 // localizer ranks cause candidates in one pass over a log.
@@ -99,7 +100,7 @@ func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int
 	}
 	z.noteRetry(n, f)
 	if f.found.has(kwExitCode) || f.found.has(kwExitedWith) || f.found.has(kwExitStatus) || kind == KindError || f.found.has(kwFail) {
-		z.noteExit(n, kind, f, span)
+		z.noteExit(n, text, kind, f, span)
 	}
 	slot := &z.ring[z.count%ringSize]
 	slot.n, slot.feat, slot.inBase, slot.span = n, f, inBase, span
@@ -277,7 +278,7 @@ func (z *localizer) noteCommand(n int, text []byte, kind Kind, f feature) {
 
 // noteExit records lines that report an exit status and the error lines of
 // each step span.
-func (z *localizer) noteExit(n int, kind Kind, f feature, span int) {
+func (z *localizer) noteExit(n int, text []byte, kind Kind, f feature, span int) {
 	lc := z.lc
 	if kind == KindError {
 		if _, ok := z.errSpans[span]; !ok && len(z.errSpans) < maxSpans {
@@ -288,7 +289,8 @@ func (z *localizer) noteExit(n int, kind Kind, f feature, span int) {
 	if !ok || len(z.exits) >= maxExits && code == 0 {
 		return
 	}
-	e := exitLine{n: n, code: code, span: span, cmdStart: z.cmdStart, tail: z.tail(8)}
+	e := exitLine{n: n, code: code, span: span, cmdStart: z.cmdStart, tail: z.tail(8),
+		line: storedLine{n: n, text: string(text[:min(len(text), storedLineBytes)]), feat: f, span: span}}
 	if len(z.exits) >= maxExits {
 		z.exits = append(z.exits[:maxExits/2], z.exits[maxExits/2+1:]...)
 	}

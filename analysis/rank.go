@@ -1,6 +1,9 @@
 package analysis
 
-import "sort"
+import (
+	"sort"
+	"strings"
+)
 
 // Output bounds.
 const (
@@ -237,7 +240,7 @@ func (z *localizer) blockScore(b *block, reg region, spans []StepSpan) int {
 		case n > reg.last:
 			s -= 45
 		default:
-			s -= 40
+			s -= 55
 		}
 	} else if reg.last > 0 {
 		s += 8 * n / reg.last
@@ -270,17 +273,31 @@ func (z *localizer) tailBlock(reg region) *block {
 			kept = append(kept, l)
 		}
 	}
-	if len(kept) == 0 {
-		return nil
-	}
-	b := &block{lines: kept, first: kept[0].n, last: kept[len(kept)-1].n, best: len(kept) - 1}
+	b := &block{best: len(kept) - 1}
 	for i, l := range kept {
 		if l.feat.score > b.bestScore {
 			b.best, b.bestScore = i, l.feat.score
 		}
 	}
+	if b.bestScore == 0 && reg.exit != nil && namesCommand(reg.exit.line.text) {
+		// nothing before the exit line speaks of a failure: the exit line
+		// itself names the command that failed
+		kept = append(kept, reg.exit.line)
+		b.best = len(kept) - 1
+	}
+	if len(kept) == 0 {
+		return nil
+	}
+	b.lines, b.first, b.last = kept, kept[0].n, kept[len(kept)-1].n
 	b.bestScore = max(b.bestScore/2+5, 20)
 	return b
+}
+
+// namesCommand reports whether an exit line names the command that failed,
+// as Travis' `The command "make test" exited with 2.` does; GitHub's
+// "Process completed with exit code 1." does not.
+func namesCommand(text string) bool {
+	return strings.HasPrefix(text, "The command \"")
 }
 
 // withNovel adds to the context the lines of the failure region that are

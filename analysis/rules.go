@@ -152,8 +152,7 @@ func structural(in ruleInput, tt []byte, f *feature) bool {
 	}
 	if isFrame(tt) {
 		f.flags |= fFrame
-	}
-	if pathLineEnd(tt) > 0 {
+	} else if pathLineEnd(tt) > 0 {
 		f.flags |= fDiag
 	}
 	if isHeader(tt) {

@@ -44,8 +44,8 @@ func pathLineEnd(tt []byte) int {
 		for j < len(tok) && (isDigit(tok[j]) || tok[j] == ':') {
 			j++
 		}
-		if j == len(tok) {
-			return j
+		if j == len(tok) || tok[j-1] == ':' {
+			return j // "f.go:12:" or "README.md:12:Line too long"
 		}
 		return -1
 	}
@@ -255,6 +255,9 @@ func isFrame(tt []byte) bool {
 	}
 	if i := bytes.Index(tt, []byte(".go:")); i > 0 && bytes.Contains(tt, []byte(" +0x")) {
 		return true
+	}
+	if bytes.Contains(tt, []byte(":in `")) || bytes.Contains(tt, []byte(":in '")) {
+		return true // ruby: "/x/y.rb:15:in `<main>'"
 	}
 	// rust and gdb backtraces: "12: 0x55d1…" or "12: std::rt::…"
 	j := 0
