@@ -1,0 +1,3 @@
+module github.com/orbit-works/cronkeeper
+
+go 1.23

@@ -1,0 +1,3 @@
+module github.com/quillstack/gateway
+
+go 1.23.3

@@ -1,0 +1,2 @@
+rootProject.name = "ledger-svc"
+include("app")

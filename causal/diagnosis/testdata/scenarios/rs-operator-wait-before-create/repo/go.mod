@@ -1,0 +1,3 @@
+module github.com/canopy-io/lease-operator
+
+go 1.23.3
