@@ -461,7 +461,7 @@ func (s *rsScenario) jobEntry(c *rsCtx, id int64, concl string, recs []rsStepRec
 		"run_url": fmt.Sprintf("%s/actions/runs/%d", api, c.r.id), "run_attempt": c.r.attempt, "node_id": nodeID("CR_kwDO", id),
 		"head_sha": c.r.sha, "url": fmt.Sprintf("%s/actions/jobs/%d", api, id),
 		"html_url": fmt.Sprintf("https://github.com/%s/actions/runs/%d/job/%d", s.repo, c.r.id, id),
-		"status": "completed", "conclusion": concl, "created_at": iso(c.r.started), "started_at": iso(recs[0].start),
+		"status":   "completed", "conclusion": concl, "created_at": iso(c.r.started), "started_at": iso(recs[0].start),
 		"completed_at": iso(recs[len(recs)-1].end), "name": c.job, "steps": steps,
 		"check_run_url": fmt.Sprintf("%s/check-runs/%d", api, id), "labels": s.runner.labels,
 		"runner_id": 1000 + len(runner), "runner_name": runner, "runner_group_id": 1, "runner_group_name": group}

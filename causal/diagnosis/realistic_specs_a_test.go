@@ -146,7 +146,7 @@ jobs:
 				}},
 		},
 		files: map[string]string{".github/workflows/ci.yml": workflow, ".github/workflows/deploy.yml": deploy,
-			"Dockerfile":  "FROM ruby:3.3.6-slim AS build\nWORKDIR /rails\nCOPY Gemfile Gemfile.lock ./\nRUN bundle install --without development test\nCOPY . .\nRUN bin/rails assets:precompile\n\nFROM ruby:3.3.6-slim\nWORKDIR /rails\nCOPY --from=build /usr/local/bundle /usr/local/bundle\nCOPY --from=build /rails /rails\nEXPOSE 3000\nCMD [\"bin/rails\", \"server\", \"-b\", \"0.0.0.0\"]\n",
+			"Dockerfile":    "FROM ruby:3.3.6-slim AS build\nWORKDIR /rails\nCOPY Gemfile Gemfile.lock ./\nRUN bundle install --without development test\nCOPY . .\nRUN bin/rails assets:precompile\n\nFROM ruby:3.3.6-slim\nWORKDIR /rails\nCOPY --from=build /usr/local/bundle /usr/local/bundle\nCOPY --from=build /rails /rails\nEXPOSE 3000\nCMD [\"bin/rails\", \"server\", \"-b\", \"0.0.0.0\"]\n",
 			".dockerignore": ".git\n.github\nlog/*\ntmp/*\nspec\n", "Gemfile": "source \"https://rubygems.org\"\n\nruby \"3.3.6\"\n\ngem \"rails\", \"~> 7.2.2\"\ngem \"pg\", \"~> 1.5\"\ngem \"redis\", \"~> 5.3\"\n\ngroup :test do\n  gem \"rspec-rails\"\n  gem \"rspec_junit_formatter\"\nend\n",
 			"config/database.yml": "test:\n  url: <%= ENV[\"DATABASE_URL\"] %>\n"},
 		history: "...p..C..p...A..q..p..r..AA..p.x...p..B..C..p..q..A..p.x..A...p.B..A",

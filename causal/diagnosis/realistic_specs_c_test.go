@@ -261,8 +261,8 @@ kubectl -n "${NAMESPACE}" wait --for=condition=Ready pod -l control-plane=contro
 				}},
 		},
 		files: map[string]string{".github/workflows/e2e.yml": workflow, "Makefile": makefile, "hack/e2e/deploy.sh": deploy,
-			"go.mod":     "module github.com/canopy-io/lease-operator\n\ngo 1.23.3\n",
-			"Dockerfile": "FROM golang:1.23 AS builder\nWORKDIR /workspace\nCOPY go.mod go.sum ./\nRUN go mod download\nCOPY cmd/ cmd/\nCOPY api/ api/\nCOPY internal/ internal/\nRUN CGO_ENABLED=0 go build -a -o manager ./cmd\n\nFROM gcr.io/distroless/static:nonroot\nWORKDIR /\nCOPY --from=builder /workspace/manager .\nUSER 65532:65532\nENTRYPOINT [\"/manager\"]\n",
+			"go.mod":                            "module github.com/canopy-io/lease-operator\n\ngo 1.23.3\n",
+			"Dockerfile":                        "FROM golang:1.23 AS builder\nWORKDIR /workspace\nCOPY go.mod go.sum ./\nRUN go mod download\nCOPY cmd/ cmd/\nCOPY api/ api/\nCOPY internal/ internal/\nRUN CGO_ENABLED=0 go build -a -o manager ./cmd\n\nFROM gcr.io/distroless/static:nonroot\nWORKDIR /\nCOPY --from=builder /workspace/manager .\nUSER 65532:65532\nENTRYPOINT [\"/manager\"]\n",
 			"config/default/kustomization.yaml": "namespace: lease-system\nnamePrefix: lease-\nresources:\n- ../crd\n- ../rbac\n- ../manager\n"},
 		history: ".....W......p...G......W...q....p.....W.....x...W..p......G....W..W",
 		failures: map[byte]rsFailure{

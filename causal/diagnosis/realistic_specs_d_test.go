@@ -95,7 +95,7 @@ jobs:
 			}},
 		},
 		files: map[string]string{".github/workflows/tests.yml": workflow, ".github/workflows/release.yml": release,
-			"requirements/dev.txt": "-r base.txt\npytest==8.3.3\npytest-xdist==3.6.1\npytest-cov==6.0.0\nruff==0.7.4\n",
+			"requirements/dev.txt":  "-r base.txt\npytest==8.3.3\npytest-xdist==3.6.1\npytest-cov==6.0.0\nruff==0.7.4\n",
 			"requirements/base.txt": strings.Join(pkgs, "\n") + "\n",
 			"pyproject.toml":        "[project]\nname = \"featurestore\"\ndynamic = [\"version\"]\nrequires-python = \">=3.11\"\n\n[tool.pytest.ini_options]\naddopts = \"--strict-markers\"\n"},
 		history: "...p..Q....T..p...Q...q..Q...p..r...Q..x..p..Q...Q..p..T..Q",

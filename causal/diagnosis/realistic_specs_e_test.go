@@ -77,7 +77,9 @@ jobs:
 			{name: "Log in to Quay", uses: "docker/login-action@v3", with: []string{"registry: quay.io", "username: pinecrest+ci_push", "ecr: auto", "logout: true"}, post: true, secs: [2]int{0, 1}},
 			checkout(),
 			{uses: "actions/setup-java@v4", with: []string{"distribution: temurin", "java-version: 21", "java-package: jdk"}, post: true, secs: [2]int{2, 6},
-				out: func(*rsCtx) []string { return []string{"Java 21.0.5+11 was found in the local cache", "Creating toolchains.xml for JDK version 21 from temurin"} }},
+				out: func(*rsCtx) []string {
+					return []string{"Java 21.0.5+11 was found in the local cache", "Creating toolchains.xml for JDK version 21 from temurin"}
+				}},
 			{uses: "gradle/actions/setup-gradle@v4", post: true, secs: [2]int{5, 15}, out: func(c *rsCtx) []string {
 				return []string{"Restore Gradle state from cache", fmt.Sprintf("Restored Gradle User Home from cache key: gradle-home-v1|Linux|image[%s]-%s", c.hex(32), c.hex(40))}
 			}},
@@ -202,7 +204,9 @@ tasks:
 					return []string{"Setup go version spec 1.23", "Found in cache @ /opt/hostedtoolcache/go/1.23.3/x64", "Added go to the path", "Cache restored successfully"}
 				}},
 			{name: "Install Task", uses: "arduino/setup-task@v2", with: []string{"version: 3.x", "repo-token: ***"}, secs: [2]int{1, 3},
-				out: func(*rsCtx) []string { return []string{"Downloading https://github.com/go-task/task/releases/download/v3.40.0/task_linux_amd64.tar.gz"} }},
+				out: func(*rsCtx) []string {
+					return []string{"Downloading https://github.com/go-task/task/releases/download/v3.40.0/task_linux_amd64.tar.gz"}
+				}},
 			{name: "Install tools", run: []string{"task tools"}, secs: [2]int{10, 30}, out: func(*rsCtx) []string {
 				return []string{"task: [tools] go install gotest.tools/gotestsum@v1.12.0", "task: [tools] go install honnef.co/go/tools/cmd/staticcheck@2024.1.1"}
 			}},
