@@ -254,7 +254,7 @@ org.opentest4j.AssertionFailedError: expected: <12.40> but was: <12.00>
 			"pom.xml":    "<project>\n  <modelVersion>4.0.0</modelVersion>\n  <groupId>com.harborline</groupId>\n  <artifactId>fare-engine</artifactId>\n  <version>2.14.0-SNAPSHOT</version>\n</project>\n",
 			"Dockerfile": "FROM eclipse-temurin:21-jre\nCOPY target/fare-engine.jar /app/fare-engine.jar\nENTRYPOINT [\"java\", \"-jar\", \"/app/fare-engine.jar\"]\n",
 			"src/main/java/com/harborline/fare/DiscountCalculator.java": "package com.harborline.fare;\n\nimport java.math.BigDecimal;\nimport java.math.RoundingMode;\n\npublic final class DiscountCalculator {\n    public BigDecimal childFare(BigDecimal adult, BigDecimal discount) {\n        return adult.setScale(0, RoundingMode.HALF_EVEN).multiply(BigDecimal.ONE.subtract(discount));\n    }\n}\n"},
-		history: "........N.......p.....N.....q...r.....p...FF.FxFNFF..p.F",
+		history: "........N.......p.....N.....q...r.....p...FFFxFNFFpF",
 		failures: map[byte]rsFailure{
 			'N': {step: "Resolve dependencies", exit: 1, secs: [2]int{20, 60}, out: func(c *rsCtx) []string {
 				art := c.pick("com.fasterxml.jackson.core:jackson-databind:jar:2.18.1", "org.junit.jupiter:junit-jupiter-engine:jar:5.11.3", "io.micrometer:micrometer-core:jar:1.14.1")

@@ -98,7 +98,7 @@ jobs:
 		files: map[string]string{".github/workflows/release-image.yml": workflow, ".github/workflows/ci.yml": ci,
 			"settings.gradle.kts": "rootProject.name = \"ledger-svc\"\ninclude(\"app\")\n",
 			"Dockerfile":          "FROM eclipse-temurin:21-jre-alpine\nWORKDIR /app\nCOPY app/build/libs/app.jar /app/ledger-svc.jar\nEXPOSE 8080\nENTRYPOINT [\"java\", \"-jar\", \"/app/ledger-svc.jar\"]\n"},
-		history: "LLLLLdLLLLLLLLxLLLLLLLLdLLLLLLL",
+		history: "LLLLLdLLLLLLLLLLLLLLLLLdLLLLLL",
 		failures: map[byte]rsFailure{
 			'L': {step: "Log in to Quay", secs: [2]int{0, 1}, out: func(*rsCtx) []string { return []string{"##[error]Username and password required"} }},
 		},
