@@ -1,6 +1,9 @@
 package analysis
 
-import "bytes"
+import (
+	"bytes"
+	"strings"
+)
 
 // Bounds that keep the localiser's memory independent of the log size.
 const (
@@ -50,6 +53,7 @@ type block struct {
 	cmd        string
 	cmdLine    int
 	seq        int
+	restates   bool // restates a failure marked earlier in a progress listing
 }
 
 // exitLine is a line that reports the exit status of a step or command.
@@ -76,17 +80,23 @@ type localizer struct {
 	errSpans map[int]int // span -> first ##[error] line
 	novel    []storedLine
 	novelAt  int
+	marked   map[uint64]int // failures marked with a cross in a progress listing -> line
 	base     *Baseline
 }
 
 func newLocalizer(base *Baseline) *localizer {
-	return &localizer{base: base, errSpans: map[int]int{}}
+	return &localizer{base: base, errSpans: map[int]int{}, marked: map[uint64]int{}}
 }
 
 // observe feeds one cleaned line to the localiser.
 func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int) {
 	z.lc = lowerASCII(z.lc[:0], text)
 	f := classifyLine(ruleInput{text: text, lc: z.lc, kind: kind, header: header})
+	if len(z.marked) > 0 && f.score < anchorScore && f.flags&(fBlank|fCommand|fNoise) == 0 {
+		if _, ok := z.marked[restateKey(string(bytes.TrimLeft(text, " \t")))]; ok {
+			f.class, f.score = clsTest, classScore[clsTest] // restates a marked failure
+		}
+	}
 	inBase := false
 	if z.base != nil && f.flags&fBlank == 0 {
 		inBase = z.base.hasLine(text)
@@ -197,6 +207,7 @@ func (z *localizer) fill(b *block, from, to int) {
 		b.lines = append(b.lines, storedLine{n: m, text: string(r.buf), feat: r.feat, inBase: r.inBase, span: r.span})
 		sl := &b.lines[len(b.lines)-1]
 		if sl.feat.score >= anchorScore && sl.feat.class != clsGeneric {
+			z.noteMarked(b, sl)
 			b.anchors++
 			b.lastAnchor = m
 			if sl.inBase {
@@ -348,4 +359,53 @@ func exitCode(lc []byte, kind Kind) (int, bool) {
 		k++
 	}
 	return v, k > 0
+}
+
+// maxMarked bounds the progress-listing failures remembered.
+const maxMarked = 1024
+
+// noteMarked remembers failures that a test runner marks with a cross as
+// they happen ("✗ testFoo, XCTAssertTrue failed") and marks b when one of its
+// lines restates such a failure later without the cross: the summary the
+// runner prints at the end, with the failure's location and details.
+func (z *localizer) noteMarked(b *block, l *storedLine) {
+	t := strings.TrimLeft(l.text, " \t")
+	body, crossed := cutCross(t)
+	k := restateKey(body)
+	if k == 0 {
+		return
+	}
+	if crossed {
+		if len(z.marked) < maxMarked {
+			if _, ok := z.marked[k]; !ok {
+				z.marked[k] = l.n
+			}
+		}
+		return
+	}
+	if first, ok := z.marked[k]; ok && first < b.first {
+		b.restates = true
+	}
+}
+
+// crossMarks are the marks test runners put before a failed test.
+var crossMarks = []string{"\u2717", "\u2716", "\u2715", "\u274c", "\u00d7"}
+
+// cutCross removes a leading cross mark.
+func cutCross(t string) (string, bool) {
+	for _, m := range crossMarks {
+		if rest, ok := strings.CutPrefix(t, m); ok {
+			return strings.TrimLeft(rest, " "), true
+		}
+	}
+	return t, false
+}
+
+// restateKey hashes a line's text, digits collapsed, or returns 0 for a line
+// too short to identify a failure.
+func restateKey(text string) uint64 {
+	if len(text) < 12 {
+		return 0
+	}
+	return baselineKey([]byte(text))
 }

@@ -245,7 +245,7 @@ func (z *localizer) blockScore(b *block, reg region, spans []StepSpan) int {
 	} else if reg.last > 0 {
 		s += 8 * n / reg.last
 	}
-	if reg.known && b.summary >= reg.first && b.summary <= reg.last {
+	if reg.known && b.summary >= reg.first && b.summary <= reg.last || b.restates {
 		s += summaryBonus // the tool restates the failure with its details
 	}
 	if b.anchors > 0 {

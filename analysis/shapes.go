@@ -94,7 +94,7 @@ func isCompilerDiag(tt, l []byte) bool {
 	case bytes.HasPrefix(l, []byte("[error] ")) && bytes.Contains(l, []byte(":[")):
 		return true
 	}
-	if e := pathLineEnd(tt); e > 0 && !containsAny(l, "warning", "note:", "info:") {
+	if e := pathLineEnd(tt); e > 0 && len(bytes.TrimSpace(tt[e:])) > 0 && !containsAny(l, "warning", "note:", "info:") {
 		// "test_x.py:14: AssertionError" is a test runner's location line
 		// for an exception reported above it, not a compiler diagnostic.
 		return !locationLine(tt, l)
@@ -124,6 +124,8 @@ func isTestFailure(tt, l []byte) bool {
 		return true
 	case bytes.HasPrefix(l, []byte("assertion ")) && bytes.HasSuffix(l, []byte(" failed")):
 		return true // ExUnit: "Assertion with == failed"
+	case bytes.Contains(l, []byte("assert")) && containsAny(l, " failed", " failure"):
+		return true // "testFoo, XCTAssertTrue failed", "Assert.Equal() Failure"
 	case pytestExplanation(tt):
 		return true
 	}
@@ -210,7 +212,9 @@ func isException(tt, l []byte) bool {
 	}
 	for _, s := range [...]string{"Error", "Exception", "Failure", "Fault", "Interrupt", "Exit", "Errno"} {
 		if bytes.HasSuffix(tok, []byte(s)) {
-			return tt[end] == ':' || tt[end] == '('
+			// "ValueError: x", "AssertionError(…)"; not a call of a
+			// method named so: "Suite.testThrowsHandlerError()"
+			return tt[end] == ':' || tt[end] == '(' && bytes.IndexByte(tok, '.') < 0 && tok[0] >= 'A' && tok[0] <= 'Z'
 		}
 	}
 	return false
