@@ -115,7 +115,7 @@ func (s *rsScenario) renderJob(c *rsCtx, start time.Time, f *rsFailure, cancelAt
 	var recs []rsStepRec
 	begin := func() time.Time { return l.t.Truncate(time.Second) }
 	end := func(name, concl string, t0 time.Time) {
-		recs = append(recs, rsStepRec{name: name, concl: concl, start: t0, end: l.t.Add(time.Second).Truncate(time.Second)})
+		recs = append(recs, rsStepRec{name: name, concl: concl, start: t0, end: l.t.Truncate(time.Second)})
 	}
 	t0 := begin()
 	s.setupLines(c, l)

@@ -235,7 +235,7 @@ kubectl -n "${NAMESPACE}" wait --for=condition=Ready pod -l control-plane=contro
 		if ok {
 			return append(out, fmt.Sprintf("pod/lease-controller-manager-%s condition met", c.suffix()))
 		}
-		return append(out, "error: no matching resources found", "make: *** [Makefile:24: e2e-deploy] Error 1")
+		return append(out, "error: no matching resources found", "make: *** [Makefile:22: e2e-deploy] Error 1")
 	}
 	return &rsScenario{
 		name: "rs-operator-wait-before-create", repo: "canopy-io/lease-operator", repoID: 675530188, workflow: "E2E",
@@ -287,7 +287,7 @@ FAIL! -- 8 Passed | 1 Failed | 0 Pending | 0 Skipped
 FAIL
 FAIL	github.com/canopy-io/lease-operator/test/e2e	%ss
 FAIL
-make: *** [Makefile:28: test-e2e] Error 1`, c.ws, at, c.ws, c.secs(190, 250, 3), c.secs(190, 250, 2), c.secs(190, 250, 3)))...)
+make: *** [Makefile:26: test-e2e] Error 1`, c.ws, at, c.ws, c.secs(190, 250, 3), c.secs(190, 250, 2), c.secs(190, 250, 3)))...)
 			}},
 		},
 		prBranches: []string{"feat/lease-metrics", "fix/renew-jitter"}, prFail: 'G', rerunFail: 'W',
