@@ -3,6 +3,8 @@ package store
 import (
 	"encoding/json"
 	"time"
+
+	"github.com/riverqueue/river"
 )
 
 // Times: every time a Store returns is in UTC and truncated to the microsecond
@@ -55,6 +57,14 @@ type Delivery struct {
 	State          string // one of the Delivery* states; empty means DeliveryQueued
 	Error          string
 	UpdatedAt      time.Time
+}
+
+// DeliveryJob is a delivery with the job it starts (Args nil: none), for
+// RecordDeliveries.
+type DeliveryJob struct {
+	Delivery Delivery
+	Args     river.JobArgs
+	Opts     *river.InsertOpts
 }
 
 // RunKey identifies one attempt of a workflow run.

@@ -126,6 +126,11 @@ type Deliveries interface {
 	// delivery is not stored either. When the job is unique and an equal job
 	// exists, the delivery is stored as DeliveryIgnored with an explanation.
 	RecordDelivery(ctx context.Context, d Delivery, args river.JobArgs, opts *river.InsertOpts) (duplicate bool, err error)
+	// RecordDeliveries records several deliveries with their jobs in one
+	// transaction (group commit), each as RecordDelivery would, and returns
+	// which were duplicates. It is all or nothing: on error none is stored,
+	// and the caller may record them one by one.
+	RecordDeliveries(ctx context.Context, batch []DeliveryJob) (duplicates []bool, err error)
 	GetDelivery(ctx context.Context, guid string) (Delivery, error)
 	// SetDeliveryState moves a delivery to a state, with an error text for
 	// DeliveryFailed (empty otherwise).

@@ -35,7 +35,14 @@ func wireGitHubApp(_ context.Context, env *serveEnv) error {
 	} else {
 		env.Logger.Warn().Msg("no GitHub App credentials (POLYLANE_GITHUB_APP_ID): deliveries are recorded but not diagnosed")
 	}
-	hook, err := webhook.New(webhook.Options{Secret: cfg.WebhookSecret, Store: env.Store, FailingConclusions: cfg.FailingConclusions})
+	// Deliveries share transactions (group commit): one at a time on
+	// SQLite's single writer, two on PostgreSQL.
+	committers := 1
+	if env.Store.Backend() == "postgres" {
+		committers = 2
+	}
+	hook, err := webhook.New(webhook.Options{Secret: cfg.WebhookSecret, Store: env.Store,
+		FailingConclusions: cfg.FailingConclusions, Committers: committers})
 	if err != nil {
 		return fmt.Errorf("webhook: %w", err)
 	}

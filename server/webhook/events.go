@@ -54,36 +54,24 @@ type repoPayload struct {
 // installed repository: the delivery and its diagnose job are recorded
 // together. Everything else is answered 202 and not stored.
 func (h *Handler) workflowRun(ctx context.Context, d *Delivery) (Outcome, error) {
-	var p struct {
-		Action string `json:"action"`
-		Run    struct {
-			ID         int64  `json:"id"`
-			RunAttempt int    `json:"run_attempt"`
-			Status     string `json:"status"`
-			Conclusion string `json:"conclusion"`
-		} `json:"workflow_run"`
-		Repository repoPayload `json:"repository"`
-	}
-	if err := json.Unmarshal(d.Payload, &p); err != nil {
-		return Outcome{Status: http.StatusBadRequest, Reason: "malformed workflow_run payload"}, nil
-	}
+	run, repo := d.env.WorkflowRun, d.env.Repository
 	switch {
-	case p.Action != "completed":
-		return ignore("workflow_run " + p.Action + ": only completed runs are diagnosed"), nil
-	case !h.conclusion[p.Run.Conclusion]:
-		return ignore("conclusion " + p.Run.Conclusion + " is not diagnosed"), nil
-	case p.Run.ID <= 0 || p.Repository.ID <= 0 || d.InstallationID <= 0:
+	case run == nil || repo == nil || run.ID <= 0 || repo.ID <= 0 || d.InstallationID <= 0:
 		return ignore("no run, repository or installation in the payload"), nil
+	case d.Action != "completed":
+		return ignore("workflow_run " + d.Action + ": only completed runs are diagnosed"), nil
+	case !h.conclusion[run.Conclusion]:
+		return ignore("conclusion " + run.Conclusion + " is not diagnosed"), nil
 	}
-	installed, err := h.ensureInstalled(ctx, d.InstallationID, p.Repository)
+	installed, err := h.ensureInstalled(ctx, d.InstallationID, *repo)
 	if err != nil {
 		return Outcome{}, err
 	}
 	if !installed {
-		return ignore("repository " + p.Repository.FullName + " is not installed"), nil
+		return ignore("repository " + repo.FullName + " is not installed"), nil
 	}
-	args := DiagnoseArgs{DeliveryGUID: d.GUID, InstallationID: d.InstallationID, RepositoryID: p.Repository.ID,
-		RunID: p.Run.ID, Attempt: max(p.Run.RunAttempt, 1)}
+	args := DiagnoseArgs{DeliveryGUID: d.GUID, InstallationID: d.InstallationID, RepositoryID: repo.ID,
+		RunID: run.ID, Attempt: max(run.RunAttempt, 1)}
 	return Outcome{Job: args, Reason: fmt.Sprintf("run %d attempt %d queued for diagnosis", args.RunID, args.Attempt)}, nil
 }
 
@@ -93,6 +81,9 @@ func ignore(reason string) Outcome { return Outcome{Reason: reason} }
 // records it when the store has not seen it (an installation that predates
 // Polylane's database: a signed delivery naming the installation proves it).
 func (h *Handler) ensureInstalled(ctx context.Context, installationID int64, rp repoPayload) (bool, error) {
+	if h.installed.ok(installationID, rp.ID) {
+		return true, nil
+	}
 	st := h.opts.Store
 	repo, err := st.GetRepository(ctx, rp.ID)
 	switch {
@@ -121,6 +112,7 @@ func (h *Handler) ensureInstalled(ctx context.Context, installationID int64, rp 
 			return false, err
 		}
 	}
+	h.installed.remember(installationID, rp.ID)
 	return true, nil
 }
 
@@ -149,6 +141,7 @@ func (h *Handler) installation(ctx context.Context, d *Delivery) (Outcome, error
 	if err := json.Unmarshal(d.Payload, &p); err != nil || p.Installation.ID <= 0 {
 		return Outcome{Status: http.StatusBadRequest, Reason: "malformed installation payload"}, nil
 	}
+	h.installed.forget()
 	st := h.opts.Store
 	in, err := st.GetInstallation(ctx, p.Installation.ID)
 	if err != nil && !errors.Is(err, store.ErrNotFound) {
@@ -194,6 +187,7 @@ func (h *Handler) installationRepositories(ctx context.Context, d *Delivery) (Ou
 	if err := json.Unmarshal(d.Payload, &p); err != nil || p.Installation.ID <= 0 {
 		return Outcome{Status: http.StatusBadRequest, Reason: "malformed installation_repositories payload"}, nil
 	}
+	h.installed.forget()
 	st := h.opts.Store
 	if _, err := st.GetInstallation(ctx, p.Installation.ID); errors.Is(err, store.ErrNotFound) {
 		in := store.Installation{ID: p.Installation.ID, AccountLogin: p.Installation.Account.Login, AccountType: p.Installation.Account.Type}

@@ -6,13 +6,17 @@ import (
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
+	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"net/http"
 	"net/http/httptest"
 	"net/url"
 	"path/filepath"
+	"slices"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/rs/zerolog"
@@ -305,5 +309,44 @@ func TestNewRefusesEmptySecret(t *testing.T) {
 func TestSignatureVector(t *testing.T) {
 	if got := sign([]byte("Hello, World!")); got != "sha256=757107ea0eb2509fc211221cce984b8a37570b6d7586c22c46f4379c8b043e17" {
 		t.Fatalf("signature = %s", got)
+	}
+}
+
+// TestConcurrentDeliveries sends every delivery twice at once, as a
+// redelivery racing the original would be: group commit answers one of
+// each pair 202 and the other 200, and queues one job per run.
+func TestConcurrentDeliveries(t *testing.T) {
+	for _, b := range storetest.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			r := newRig(t, b, 0)
+			var template map[string]any
+			if err := json.Unmarshal(r.event(t, runEvent(tinyFailed)), &template); err != nil {
+				t.Fatal(err)
+			}
+			const runs = 40
+			bodies := make([][]byte, runs)
+			for i := range bodies {
+				template["workflow_run"].(map[string]any)["id"] = 500_000 + i
+				bodies[i], _ = json.Marshal(template)
+			}
+			statuses := make([]int, 2*runs)
+			var wg sync.WaitGroup
+			for i := range 2 * runs {
+				wg.Go(func() {
+					statuses[i], _ = r.post(t, "workflow_run", fmt.Sprintf("race-%d", i/2), bodies[i/2], "", "application/json")
+				})
+			}
+			wg.Wait()
+			for i := 0; i < 2*runs; i += 2 {
+				pair := []int{statuses[i], statuses[i+1]}
+				slices.Sort(pair)
+				if pair[0] != 200 || pair[1] != 202 {
+					t.Fatalf("delivery race-%d answered %v, want one 200 and one 202", i/2, pair)
+				}
+			}
+			if n := r.jobs(t); n != runs {
+				t.Fatalf("%d jobs, want %d", n, runs)
+			}
+		})
 	}
 }

@@ -71,6 +71,10 @@ func (t *tx) Enqueue(ctx context.Context, args river.JobArgs, opts *river.Insert
 	return t.store.queue.InsertTx(ctx, t.tx, args, opts)
 }
 
+func (t *tx) EnqueueMany(ctx context.Context, jobs []river.InsertManyParams) ([]bool, error) {
+	return t.store.queue.InsertManyTx(ctx, t.tx, jobs)
+}
+
 type pgRow struct{ row pgx.Row }
 
 func (r pgRow) Scan(dest ...any) error { return classify(r.row.Scan(dest...)) }

@@ -182,3 +182,58 @@ func testRepositoryLock(t *testing.T, s store.Store) {
 		t.Fatalf("%d holders were inside the lock at once", peak.Load())
 	}
 }
+
+// testRecordDeliveries records a batch as one transaction: new deliveries
+// with and without jobs, a stored GUID (a duplicate) and a unique job that
+// exists (ignored); a batch with a bad job stores nothing.
+func testRecordDeliveries(t *testing.T, s store.Store) {
+	ctx := ctxFor(t)
+	d := func(guid string) store.Delivery {
+		return store.Delivery{GUID: guid, Event: "workflow_run", Payload: []byte(`{"n":1}`)}
+	}
+	_, err := s.RecordDelivery(ctx, d("b-old"), uniqueArgs{Key: 7}, nil)
+	must(t, err)
+	dups, err := s.RecordDeliveries(ctx, []store.DeliveryJob{
+		{Delivery: d("b-1"), Args: testArgs{N: 1}},
+		{Delivery: d("b-2")},
+		{Delivery: d("b-old"), Args: testArgs{N: 2}},
+		{Delivery: d("b-3"), Args: uniqueArgs{Key: 7, Extra: "again"}},
+		{Delivery: d("b-4"), Args: uniqueArgs{Key: 8}},
+	})
+	must(t, err)
+	equal(t, "duplicates", dups, []bool{false, false, true, false, false})
+	if n := jobCount(t, s); n != 3 { // b-old's, b-1's and b-4's
+		t.Fatalf("jobs after the batch = %d, want 3", n)
+	}
+	for guid, state := range map[string]string{"b-1": store.DeliveryQueued, "b-2": store.DeliveryQueued,
+		"b-3": store.DeliveryIgnored, "b-4": store.DeliveryQueued} {
+		got, err := s.GetDelivery(ctx, guid)
+		must(t, err)
+		if got.State != state {
+			t.Errorf("%s: state %s, want %s", guid, got.State, state)
+		}
+	}
+
+	// A redelivery racing the original lands in the same batch: one row.
+	dups, err = s.RecordDeliveries(ctx, []store.DeliveryJob{{Delivery: d("r-1"), Args: testArgs{N: 5}}, {Delivery: d("r-1"), Args: testArgs{N: 5}}})
+	must(t, err)
+	equal(t, "duplicates of a GUID repeated in a batch", dups, []bool{false, true})
+	if n := jobCount(t, s); n != 4 {
+		t.Fatalf("jobs after a repeated GUID = %d, want 4", n)
+	}
+
+	for name, batch := range map[string][]store.DeliveryJob{
+		"bad job":                {{Delivery: d("c-1"), Args: testArgs{N: 3}}, {Delivery: d("c-2"), Args: unmarshalableArgs{C: make(chan int)}}},
+		"unique key in it twice": {{Delivery: d("c-1"), Args: uniqueArgs{Key: 9}}, {Delivery: d("c-2"), Args: uniqueArgs{Key: 9}}},
+	} {
+		if _, err := s.RecordDeliveries(ctx, batch); err == nil {
+			t.Errorf("%s: the batch was accepted", name)
+		}
+		if _, err := s.GetDelivery(ctx, "c-1"); !errors.Is(err, store.ErrNotFound) {
+			t.Errorf("%s: a failed batch stored a delivery (%v)", name, err)
+		}
+	}
+	if n := jobCount(t, s); n != 4 {
+		t.Fatalf("jobs after failed batches = %d, want 4", n)
+	}
+}

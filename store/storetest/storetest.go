@@ -43,6 +43,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Details", testDetails},
 		{"Cache", testCache},
 		{"UniqueDelivery", testUniqueDelivery},
+		{"RecordDeliveries", testRecordDeliveries},
 		{"RepositoryLock", testRepositoryLock},
 		{"Dashboard", testDashboard},
 	}

@@ -3,6 +3,9 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"strconv"
+	"strings"
+	"time"
 
 	"github.com/riverqueue/river"
 
@@ -17,36 +20,107 @@ func validDeliveryState(state string) bool {
 	return false
 }
 
-// RecordDelivery stores a delivery and enqueues its job in one transaction.
-func (s *Records) RecordDelivery(ctx context.Context, d store.Delivery, args river.JobArgs, opts *river.InsertOpts) (bool, error) {
+// prepareDelivery checks a delivery and fills its defaults.
+func prepareDelivery(d *store.Delivery, now time.Time) error {
 	if d.GUID == "" || d.Event == "" {
-		return false, invalid("delivery %q: guid and event are required", d.GUID)
+		return invalid("delivery %q: guid and event are required", d.GUID)
 	}
 	if d.State == "" {
 		d.State = store.DeliveryQueued
 	}
 	if !validDeliveryState(d.State) {
-		return false, invalid("delivery %s: unknown state %q", d.GUID, d.State)
+		return invalid("delivery %s: unknown state %q", d.GUID, d.State)
 	}
-	now := s.clock()
 	if d.ReceivedAt.IsZero() {
 		d.ReceivedAt = now
 	}
 	if d.Payload == nil {
 		d.Payload = []byte{}
 	}
-	duplicate := false
-	err := s.db.Write(ctx, func(tx Tx) error {
-		n, err := tx.Exec(ctx, `
+	return nil
+}
+
+// insertDelivery inserts a delivery row; inserted is false for a GUID that
+// is already stored.
+func insertDelivery(ctx context.Context, tx Tx, d store.Delivery, now time.Time) (inserted bool, err error) {
+	n, err := tx.Exec(ctx, `
 INSERT INTO webhook_deliveries
     (guid, event, action, installation_id, repository_id, received_at, payload, state, error, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 ON CONFLICT (guid) DO NOTHING`,
-			d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), d.Payload, d.State, d.Error, now)
+		d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), d.Payload, d.State, d.Error, now)
+	return n > 0, err
+}
+
+// insertDeliveries inserts delivery rows with one statement and returns,
+// for each, whether it was inserted (false: its GUID was stored already, or
+// repeats an earlier one of the batch).
+func insertDeliveries(ctx context.Context, tx Tx, ds []store.Delivery, now time.Time) ([]bool, error) {
+	var b strings.Builder
+	b.WriteString(`INSERT INTO webhook_deliveries
+    (guid, event, action, installation_id, repository_id, received_at, payload, state, error, updated_at) VALUES `)
+	args := make([]any, 0, len(ds)*10)
+	for i, d := range ds {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString("(")
+		for c := range 10 {
+			if c > 0 {
+				b.WriteString(", ")
+			}
+			b.WriteString("$" + strconv.Itoa(i*10+c+1))
+		}
+		b.WriteString(")")
+		args = append(args, d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), d.Payload,
+			d.State, d.Error, now)
+	}
+	b.WriteString(" ON CONFLICT (guid) DO NOTHING RETURNING guid")
+	rows, err := tx.Query(ctx, b.String(), args...)
+	if err != nil {
+		return nil, err
+	}
+	defer rows.Close()
+	fresh := map[string]bool{}
+	for rows.Next() {
+		var guid string
+		if err := rows.Scan(&guid); err != nil {
+			return nil, err
+		}
+		fresh[guid] = true
+	}
+	if err := rows.Err(); err != nil {
+		return nil, err
+	}
+	inserted := make([]bool, len(ds))
+	for i, d := range ds {
+		inserted[i] = fresh[d.GUID]
+		delete(fresh, d.GUID) // a GUID repeated in the batch counts once
+	}
+	return inserted, nil
+}
+
+// markSkipped records that a delivery's unique job existed already: the
+// delivery adds nothing, and says so.
+func markSkipped(ctx context.Context, tx Tx, guid string, args river.JobArgs) error {
+	_, err := tx.Exec(ctx, `UPDATE webhook_deliveries SET state = $2, error = $3 WHERE guid = $1`,
+		guid, store.DeliveryIgnored, "an equal "+args.Kind()+" job was already queued or done")
+	return err
+}
+
+// RecordDelivery stores a delivery and enqueues its job in one transaction.
+func (s *Records) RecordDelivery(ctx context.Context, d store.Delivery, args river.JobArgs, opts *river.InsertOpts) (bool, error) {
+	now := s.clock()
+	if err := prepareDelivery(&d, now); err != nil {
+		return false, err
+	}
+	duplicate := false
+	err := s.db.Write(ctx, func(tx Tx) error {
+		inserted, err := insertDelivery(ctx, tx, d, now)
 		if err != nil {
 			return err
 		}
-		if n == 0 {
+		if !inserted {
 			duplicate = true
 			return nil
 		}
@@ -60,16 +134,62 @@ ON CONFLICT (guid) DO NOTHING`,
 		if !skipped {
 			return nil
 		}
-		// A unique job for the same work exists already: this delivery adds
-		// nothing, and says so.
-		_, err = tx.Exec(ctx, `UPDATE webhook_deliveries SET state = $2, error = $3 WHERE guid = $1`,
-			d.GUID, store.DeliveryIgnored, "an equal "+args.Kind()+" job was already queued or done")
-		return err
+		return markSkipped(ctx, tx, d.GUID, args)
 	})
 	if err != nil {
 		return false, fmt.Errorf("record delivery %s: %w", d.GUID, err)
 	}
 	return duplicate, nil
+}
+
+// RecordDeliveries records deliveries and their jobs in one transaction,
+// the jobs with one insert statement.
+func (s *Records) RecordDeliveries(ctx context.Context, batch []store.DeliveryJob) ([]bool, error) {
+	now := s.clock()
+	for i := range batch {
+		if err := prepareDelivery(&batch[i].Delivery, now); err != nil {
+			return nil, err
+		}
+	}
+	duplicates := make([]bool, len(batch))
+	err := s.db.Write(ctx, func(tx Tx) error {
+		ds := make([]store.Delivery, len(batch))
+		for i, item := range batch {
+			ds[i] = item.Delivery
+		}
+		inserted, err := insertDeliveries(ctx, tx, ds, now)
+		if err != nil {
+			return err
+		}
+		var jobs []river.InsertManyParams
+		var owners []int // batch index of each job
+		for i, item := range batch {
+			duplicates[i] = !inserted[i]
+			if inserted[i] && item.Args != nil {
+				jobs = append(jobs, river.InsertManyParams{Args: item.Args, InsertOpts: item.Opts})
+				owners = append(owners, i)
+			}
+		}
+		if len(jobs) == 0 {
+			return nil
+		}
+		skipped, err := tx.EnqueueMany(ctx, jobs)
+		if err != nil {
+			return fmt.Errorf("enqueue %d jobs: %w", len(jobs), err)
+		}
+		for j, sk := range skipped {
+			if sk {
+				if err := markSkipped(ctx, tx, batch[owners[j]].Delivery.GUID, jobs[j].Args); err != nil {
+					return err
+				}
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return nil, fmt.Errorf("record %d deliveries: %w", len(batch), err)
+	}
+	return duplicates, nil
 }
 
 // GetDelivery reads one delivery.

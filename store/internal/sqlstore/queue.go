@@ -65,6 +65,20 @@ func (q *Queue[TTx]) InsertTx(ctx context.Context, tx TTx, args river.JobArgs, o
 	return res.UniqueSkippedAsDuplicate, nil
 }
 
+// InsertManyTx inserts jobs inside tx with one statement; skipped reports,
+// per job, a unique job that already existed.
+func (q *Queue[TTx]) InsertManyTx(ctx context.Context, tx TTx, jobs []river.InsertManyParams) ([]bool, error) {
+	res, err := q.client().InsertManyTx(ctx, tx, jobs)
+	if err != nil {
+		return nil, err
+	}
+	skipped := make([]bool, len(res))
+	for i, r := range res {
+		skipped[i] = r.UniqueSkippedAsDuplicate
+	}
+	return skipped, nil
+}
+
 // Start creates the working client and starts it.
 func (q *Queue[TTx]) Start(ctx context.Context, opts store.QueueOptions) error {
 	if opts.Workers == nil {

@@ -26,6 +26,9 @@ type Tx interface {
 	// Enqueue inserts a River job inside this transaction. skipped is true
 	// when the job is unique and an equal one already exists.
 	Enqueue(ctx context.Context, args river.JobArgs, opts *river.InsertOpts) (skipped bool, err error)
+	// EnqueueMany inserts River jobs inside this transaction with one
+	// statement; skipped[i] reports a unique job that already existed.
+	EnqueueMany(ctx context.Context, jobs []river.InsertManyParams) (skipped []bool, err error)
 }
 
 // Rows iterates over a query's result.
