@@ -269,7 +269,7 @@ func (z *localizer) tailBlock(reg region) *block {
 	}
 	var kept []storedLine
 	for _, l := range lines {
-		if l.n >= reg.first && l.feat.class != clsGeneric && l.feat.flags&fPass == 0 {
+		if l.n >= reg.first && l.feat.class != clsGeneric && l.feat.flags&fPass == 0 && !bareMarker(lowerASCII(nil, []byte(strings.TrimSpace(l.text)))) {
 			kept = append(kept, l)
 		}
 	}

@@ -149,12 +149,17 @@ var genericPhrases = []string{
 	"recipe for target", "test suites:", "tests run:", "failing", "failed (failures=", "failed (errors=",
 	"the following tests failed", "failed consistently, continuing", "tests: ", "error summary",
 	// build tools' closing advice
-	"-> [help", "[help 1]", "re-run maven", "full stack trace of the errors", "about the errors and possible solutions",
+	"re-run maven", "full stack trace of the errors", "about the errors and possible solutions",
 	"after correcting the problems", "mvn <goals>", "please refer to ", "run with --stacktrace", "run with --info",
 }
 
 func isGenericLower(l []byte) bool {
 	if statsRow(l) {
+		return true
+	}
+	// Maven's pointers to its help pages: "[ERROR] -> [Help 1]", "[ERROR]
+	// [Help 1] http://…" (the error line itself ends with "-> [Help 1]")
+	if rest := bytes.TrimLeft(bytes.TrimPrefix(l, []byte("[error]")), " "); hasAnyPrefix(rest, "-> [help ", "[help ") {
 		return true
 	}
 	for _, p := range genericPhrases {
@@ -263,6 +268,9 @@ func isFrame(tt []byte) bool {
 	if bytes.Contains(tt, []byte(":in `")) || bytes.Contains(tt, []byte(":in '")) {
 		return true // ruby: "/x/y.rb:15:in `<main>'"
 	}
+	if e := pathLineEnd(tt); e > 0 && bytes.HasPrefix(bytes.TrimLeft(tt[e:], " "), []byte("in ")) {
+		return true // pytest: "tests/test_x.py:143: in test_y"
+	}
 	// rust and gdb backtraces: "12: 0x55d1…" or "12: std::rt::…"
 	j := 0
 	for j < len(tt) && isDigit(tt[j]) {
@@ -310,7 +318,7 @@ func isCaretLine(tt []byte) bool {
 // "OOM restarts => 0").
 func statsRow(l []byte) bool {
 	l = bytes.TrimRight(l, " \t")
-	if containsAny(l, "expected", "actual", "got:", "but was") {
+	if containsAny(l, "expected", "actual", "got:", "but was", "assert", "==", "!=") {
 		return false // an assertion's values, not a counter
 	}
 	i := len(l)
