@@ -94,7 +94,7 @@ func barChart(c chartSpec) template.HTML {
 		if total(b.Segs) == 0 {
 			fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%d" height="1" fill="%s"></rect>`, x, chartHeight-1, barWidth, colorOther)
 		}
-		if i%7 == 0 || i == len(c.Bars)-1 {
+		if (len(c.Bars)-1-i)%7 == 0 { // weekly labels, the last day always labelled
 			fmt.Fprintf(&s, `<text x="%d" y="%d" class="axis">%s</text>`, x, chartHeight+15, b.Day.Format("Jan 2"))
 		}
 		s.WriteString(`</g>`)

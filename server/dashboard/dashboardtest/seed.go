@@ -21,7 +21,7 @@ type Options struct {
 	Days          int       // days the runs spread over [60]
 	End           time.Time // time of the newest run [now, to the minute]
 	FailureRate   float64   // share of failed runs [0.2]
-	Diagnoses     int       // diagnosed failed runs per repository, newest first [10]
+	Diagnoses     int       // diagnosed failed runs per repository, newest first, besides one per class [10]
 	Workers       int       // repositories written at once [1]
 	Seed          uint64    // [1]
 }

@@ -128,10 +128,15 @@ func (g *repoGen) writeFix(ctx context.Context, st store.Store, classStored bool
 
 // writeDiagnoses diagnoses the newest failed runs.
 func (g *repoGen) writeDiagnoses(ctx context.Context, st store.Store) error {
+	// The newest failed runs, and the newest failed run of every class so
+	// that each class has a diagnosis with its chain.
 	var picked []store.WorkflowRun
+	covered := map[string]bool{}
 	for _, run := range g.runs {
-		if _, ok := g.occ[run.Key()]; ok && len(picked) < g.opts.Diagnoses {
+		c, ok := g.occ[run.Key()]
+		if ok && (len(picked) < g.opts.Diagnoses || !covered[c.id]) {
 			picked = append(picked, run)
+			covered[c.id] = true
 		}
 	}
 	for i := len(picked) - 1; i >= 0; i-- {
