@@ -35,6 +35,9 @@ func runDemoServer(ctx context.Context, cfg *Config, log zerolog.Logger, ln net.
 	return serve(ctx, cfg, log, st, ln)
 }
 
+// demoUser is the GitHub user the simulator signs in to the dashboard.
+const demoUser = "octocat"
+
 // demoEnv is a running demo: the simulator, the server and the temporary
 // directory that holds the database, the log and the app's key.
 type demoEnv struct {
@@ -59,7 +62,10 @@ type demoEnv struct {
 // server, and waits until the server is ready. On error the returned env,
 // when not nil, holds what was started so far.
 func startDemo(ctx context.Context, f *demoFlags, run demoServerFunc, out io.Writer) (*demoEnv, error) {
-	s, err := scenario.Load(demoscenario.FS())
+	// The example's history is moved to end yesterday, so that the
+	// dashboard's 30-day charts show all of it.
+	history := demoscenario.RecentFS(time.Now())
+	s, err := scenario.Load(history)
 	if err != nil {
 		return nil, fmt.Errorf("load the example scenario: %w", err)
 	}
@@ -74,7 +80,7 @@ func startDemo(ctx context.Context, f *demoFlags, run demoServerFunc, out io.Wri
 			env.mainRun++
 		}
 	}
-	cfg, err := env.startSimulator(f)
+	cfg, err := env.startSimulator(f, history)
 	if err != nil {
 		return env, err
 	}
@@ -89,15 +95,15 @@ func startDemo(ctx context.Context, f *demoFlags, run demoServerFunc, out io.Wri
 	return env, nil
 }
 
-// startSimulator serves the example scenario with fresh credentials and
-// returns the server's configuration pointing at it.
-func (e *demoEnv) startSimulator(f *demoFlags) (map[string]string, error) {
+// startSimulator serves the example scenario's history with fresh
+// credentials and returns the server's configuration pointing at it.
+func (e *demoEnv) startSimulator(f *demoFlags, history fs.FS) (map[string]string, error) {
 	secret, err := randomHex(24)
 	if err != nil {
 		return nil, err
 	}
-	sim, err := githubtest.New(githubtest.Options{ScenarioFS: []fs.FS{demoscenario.FS()}, Addr: f.simAddr,
-		WebhookSecret: secret, TreeAtRunHeads: true})
+	sim, err := githubtest.New(githubtest.Options{ScenarioFS: []fs.FS{history}, Addr: f.simAddr,
+		WebhookSecret: secret, TreeAtRunHeads: true, OAuthUser: demoUser})
 	if err != nil {
 		return nil, fmt.Errorf("start the GitHub simulator: %w", err)
 	}
@@ -119,9 +125,12 @@ func (e *demoEnv) startSimulator(f *demoFlags) (map[string]string, error) {
 		"POLYLANE_GITHUB_API_URL":          sim.APIURL(),
 		"POLYLANE_GITHUB_CLIENT_ID":        sim.ClientID(),
 		"POLYLANE_GITHUB_CLIENT_SECRET":    sim.ClientSecret(),
-		"POLYLANE_LOG_FORMAT":              "console",
-		"POLYLANE_LOG_LEVEL":               "info",
-		"POLYLANE_SHUTDOWN_TIMEOUT":        "5s",
+		"POLYLANE_GITHUB_WEB_URL":          sim.URL(),
+		// The demo serves plain HTTP on loopback.
+		"POLYLANE_DASHBOARD_INSECURE_COOKIES": "true",
+		"POLYLANE_LOG_FORMAT":                 "console",
+		"POLYLANE_LOG_LEVEL":                  "info",
+		"POLYLANE_SHUTDOWN_TIMEOUT":           "5s",
 	}, nil
 }
 
@@ -130,7 +139,7 @@ func (e *demoEnv) startSimulator(f *demoFlags) (map[string]string, error) {
 // /readyz.
 func (e *demoEnv) startServer(ctx context.Context, vars map[string]string, run demoServerFunc, ln net.Listener) error {
 	vars["POLYLANE_ADDR"] = ln.Addr().String()
-	vars["POLYLANE_PUBLIC_URL"] = e.url
+	vars["POLYLANE_DASHBOARD_URL"] = e.url
 	cfg, err := loadConfig(cmdServe, "", nil, func(k string) string { return vars[k] }, io.Discard)
 	if err != nil {
 		_ = ln.Close()

@@ -154,7 +154,7 @@ func (e *demoEnv) printPublication(out io.Writer, pub *publication) {
 	}
 	rule := strings.Repeat("─", 72)
 	fmt.Fprintf(out, "\nComment posted on %s:\n%s\n%s\n%s\n", pub.where, rule, strings.TrimRight(terminalSafe(pub.body), "\n"), rule)
-	fmt.Fprintf(out, "\nDashboard: %s/  (signing in goes through the simulated GitHub as %s)\n", e.url, "octocat")
+	fmt.Fprintf(out, "\nDashboard: %s/repos/%s  (sign in with GitHub: the simulator signs you in as %s)\n", e.url, e.repo, demoUser)
 }
 
 // terminalSafe replaces control characters other than newline and tab.

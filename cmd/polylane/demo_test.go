@@ -11,6 +11,8 @@ import (
 	"io"
 	"net"
 	"net/http"
+	"net/http/cookiejar"
+	"net/url"
 	"os"
 	"regexp"
 	"strings"
@@ -259,15 +261,113 @@ func TestDemoEndToEnd(t *testing.T) {
 	}
 	var out, errb bytes.Buffer
 	code := runMain(context.Background(), []string{"demo", "--once", "--addr", "127.0.0.1:0", "--timeout", "60s"}, nil, &out, &errb, os.Getenv)
-	if strings.Contains(errb.String(), errNoWebhookRoute.Error()) {
-		checkDemoDir(t, out.String()+errb.String(), true)
-		t.Skip("the server does not route webhooks yet (server/webhook is not wired into serve)")
-	}
 	if code != exitOK {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
-	if !strings.Contains(out.String(), "```mermaid") {
-		t.Errorf("the printed comment has no Mermaid block:\n%s", out.String())
+	for _, want := range []string{"-> 202 Accepted", "Polylane opened fix pull request", "```mermaid", "Dashboard: http://127.0.0.1:"} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("stdout lacks %q:\n%s", want, out.String())
+		}
 	}
 	checkDemoDir(t, out.String(), false)
+}
+
+// markerWriter closes seen once the output contains a marker.
+type markerWriter struct {
+	mu     sync.Mutex
+	buf    bytes.Buffer
+	marker string
+	seen   chan struct{}
+}
+
+func (w *markerWriter) Write(p []byte) (int, error) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	n, err := w.buf.Write(p)
+	if w.seen != nil && strings.Contains(w.buf.String(), w.marker) {
+		close(w.seen)
+		w.seen = nil
+	}
+	return n, err
+}
+
+func (w *markerWriter) String() string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.buf.String()
+}
+
+var dashboardRe = regexp.MustCompile(`Dashboard: (http://\S+)`)
+
+// TestDemoDashboard runs the demo with the real server, signs in to the
+// dashboard through the simulator's OAuth pages as a browser would, reads
+// the repository's JSON (the whole history, both classes) and stops the
+// demo as Ctrl-C does.
+func TestDemoDashboard(t *testing.T) {
+	if testing.Short() {
+		t.Skip("end-to-end demo in -short mode")
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	seen := make(chan struct{})
+	w := &markerWriter{marker: "Serving until interrupted", seen: seen}
+	done := make(chan int, 1)
+	var errb bytes.Buffer
+	go func() {
+		done <- runMain(ctx, []string{"demo", "--addr", "127.0.0.1:0"}, nil, w, &errb, os.Getenv)
+	}()
+	select {
+	case <-seen:
+	case code := <-done:
+		t.Fatalf("demo exited %d before serving: %s\n%s", code, w.String(), errb.String())
+	case <-time.After(90 * time.Second):
+		t.Fatalf("demo did not get to serving:\n%s", w.String())
+	}
+	m := dashboardRe.FindStringSubmatch(w.String())
+	if m == nil {
+		t.Fatalf("no dashboard URL:\n%s", w.String())
+	}
+	body := signInAndGet(t, m[1], "/api/v1/repos/lumenfield/tally")
+	// The whole history is in the dashboard's 30 days: 86 runs on main and
+	// both failure classes.
+	for _, want := range []string{`"runs":\s*86\b`, `"migrate-database-`, `"unit-tests-`} {
+		if !regexp.MustCompile(want).MatchString(body) {
+			t.Errorf("repository JSON lacks %s:\n%.2000s", want, body)
+		}
+	}
+	cancel()
+	if code := <-done; code != exitOK || !strings.Contains(w.String(), "polylane demo: stopped") {
+		t.Errorf("exit %d after Ctrl-C, want 0 and a stop message; stderr %s", code, errb.String())
+	}
+}
+
+// signInAndGet signs in from the repository page's URL (following the
+// redirects through the simulator's OAuth pages) and returns the body of
+// path on the same server.
+func signInAndGet(t *testing.T, pageURL, path string) string {
+	t.Helper()
+	jar, _ := cookiejar.New(nil)
+	c := &http.Client{Jar: jar, Timeout: 10 * time.Second}
+	u, err := url.Parse(pageURL)
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp, err := c.Get(u.Scheme + "://" + u.Host + "/auth/github?next=" + url.QueryEscape(u.Path))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != u.Path {
+		t.Fatalf("sign-in ended at %s with %d, want %s with 200", resp.Request.URL, resp.StatusCode, u.Path)
+	}
+	resp, err = c.Get(u.Scheme + "://" + u.Host + path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer resp.Body.Close()
+	b, _ := io.ReadAll(resp.Body)
+	if resp.StatusCode != http.StatusOK {
+		t.Fatalf("GET %s: %d %s", path, resp.StatusCode, b)
+	}
+	return string(b)
 }

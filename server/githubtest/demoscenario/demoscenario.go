@@ -14,6 +14,10 @@
 // month-bucketing bug broke "Unit tests" for four consecutive runs until it
 // was fixed. A few pull-request runs sit on their own branches.
 //
+// FS is the scenario as generated (runs from 2026-10-30 to 2026-11-27);
+// RecentFS moves it in time so that it ends the day before a given date,
+// which is what the demo serves.
+//
 // scenario/repo/ is written by hand. The rest (scenario.json, runs.json,
 // jobs/, logs/, expect.json) is generated from a fixed seed by the
 // generator in this package's tests; regenerate it with
