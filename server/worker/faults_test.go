@@ -11,6 +11,8 @@ import (
 
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/githubtest"
+	"github.com/polylane/polylane/server/webhook"
+	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/storetest"
 )
 
@@ -41,16 +43,21 @@ func (r *rig) publishRound(ctx context.Context, t testing.TB, pa PublishArgs, fa
 func TestPublishUnderFaults(t *testing.T) {
 	dir := sharedScenario(t, "karmada-rollout")
 	b := storetest.Backends()[0]
+	// Diagnose once; each case starts from a fresh simulator and a fresh
+	// store seeded with what publishing reads (the delivery, repository,
+	// run and diagnosis), as a new process would find them.
+	first := newRig(t, b, dir)
+	a := first.deliver(t, first.sc.TriggerRunID)
+	if err := first.w.diagnose(testCtx(t), a); err != nil {
+		t.Fatal(err)
+	}
+	seed := snapshot(t, first, a)
 	setup := func(t *testing.T) (*rig, PublishArgs, FixArgs) {
 		r := newRig(t, b, dir)
-		a := r.deliver(t, r.sc.TriggerRunID)
-		if err := r.w.diagnose(testCtx(t), a); err != nil {
-			t.Fatal(err)
-		}
-		_, doc := r.storedDiagnosis(t, a.RunID, a.Attempt)
+		seed.restore(t, r)
 		pa := PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
 		fa := FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
-			ClassID: doc.TriggerClass, RunID: a.RunID, Attempt: a.Attempt}
+			ClassID: seed.diag.ClassID, RunID: a.RunID, Attempt: a.Attempt}
 		r.sim.ResetRecording()
 		return r, pa, fa
 	}
@@ -106,4 +113,60 @@ func TestPublishUnderFaults(t *testing.T) {
 			})
 		}
 	}
+}
+
+// published state of a diagnosed delivery, to seed fresh stores with.
+type seedState struct {
+	inst  store.Installation
+	repo  store.Repository
+	deliv store.Delivery
+	run   store.WorkflowRun
+	diag  store.Diagnosis
+	class store.FailureClass
+}
+
+func snapshot(t *testing.T, r *rig, a webhook.DiagnoseArgs) seedState {
+	t.Helper()
+	ctx := testCtx(t)
+	var s seedState
+	var err error
+	if s.inst, err = r.st.GetInstallation(ctx, a.InstallationID); err != nil {
+		t.Fatal(err)
+	}
+	if s.repo, err = r.st.GetRepository(ctx, a.RepositoryID); err != nil {
+		t.Fatal(err)
+	}
+	if s.deliv, err = r.st.GetDelivery(ctx, a.DeliveryGUID); err != nil {
+		t.Fatal(err)
+	}
+	key := store.RunKey{RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	if s.run, err = r.st.GetRun(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if s.diag, err = r.st.GetDiagnosis(ctx, key); err != nil {
+		t.Fatal(err)
+	}
+	if s.class, err = r.st.GetClass(ctx, a.RepositoryID, s.diag.ClassID); err != nil {
+		t.Fatal(err)
+	}
+	return s
+}
+
+func (s seedState) restore(t *testing.T, r *rig) {
+	t.Helper()
+	ctx := testCtx(t)
+	must := func(err error) {
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(r.st.UpsertInstallation(ctx, s.inst))
+	must(r.st.UpsertRepository(ctx, s.repo))
+	_, err := r.st.RecordDelivery(ctx, s.deliv, nil, nil)
+	must(err)
+	must(r.st.UpsertRun(ctx, s.run))
+	must(r.st.UpsertClass(ctx, s.class))
+	_, err = r.st.PutDiagnosis(ctx, store.Diagnosis{RepositoryID: s.diag.RepositoryID, RunID: s.diag.RunID, Attempt: s.diag.Attempt,
+		Document: s.diag.Document, Verdict: s.diag.Verdict, ClassID: s.diag.ClassID})
+	must(err)
 }
