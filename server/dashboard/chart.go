@@ -95,7 +95,11 @@ func barChart(c chartSpec) template.HTML {
 			fmt.Fprintf(&s, `<rect x="%d" y="%d" width="%d" height="1" fill="%s"></rect>`, x, chartHeight-1, barWidth, colorOther)
 		}
 		if (len(c.Bars)-1-i)%7 == 0 { // weekly labels, the last day always labelled
-			fmt.Fprintf(&s, `<text x="%d" y="%d" class="axis">%s</text>`, x, chartHeight+15, b.Day.Format("Jan 2"))
+			anchor, tx := "start", x
+			if i == len(c.Bars)-1 {
+				anchor, tx = "end", x+barWidth
+			}
+			fmt.Fprintf(&s, `<text x="%d" y="%d" class="axis" text-anchor="%s">%s</text>`, tx, chartHeight+15, anchor, b.Day.Format("Jan 2"))
 		}
 		s.WriteString(`</g>`)
 		if c.Marker != nil && b.Day.Equal(*c.Marker) {

@@ -163,7 +163,8 @@ func TestDashboardInChromium(t *testing.T) {
 }
 
 // screenshot saves a full-page PNG as a test artefact; with UPDATE=1 it
-// also replaces the README's copy in docs/screenshots.
+// also replaces the README's copy in docs/screenshots (the demo's pages are
+// artefacts only).
 func screenshot(t *testing.T, ctx context.Context, dir, name string) {
 	t.Helper()
 	png, err := chromedp.Run(ctx, chromedp.FullScreenshot(100))
@@ -176,7 +177,7 @@ func screenshot(t *testing.T, ctx context.Context, dir, name string) {
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if os.Getenv("UPDATE") == "1" {
+	if os.Getenv("UPDATE") == "1" && !strings.HasPrefix(name, "demo-") {
 		docs := filepath.Join("..", "..", "..", "docs", "screenshots")
 		if err := os.MkdirAll(docs, 0o755); err != nil {
 			t.Fatal(err)
