@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"io/fs"
+	"path/filepath"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -194,5 +195,41 @@ func TestTreeFS(t *testing.T) {
 	retry := newTreeFS(big, 5, failing.fetch)
 	if _, err := fs.ReadFile(retry, "b"); err == nil || retry.Err() == nil {
 		t.Fatalf("a failed download was not kept: %v", retry.Err())
+	}
+}
+
+// TestRegressionComment publishes a regression without a patch: one
+// comment on the change that introduced the first bad commit (a commit
+// comment when no pull request has it), not repeated by a second publish,
+// and no fix pull request.
+func TestRegressionComment(t *testing.T) {
+	dir := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "regression-unit-test")
+	r := newRig(t, storetest.Backends()[0], dir)
+	ctx := testCtx(t)
+	a := r.deliver(t, r.sc.TriggerRunID)
+	if err := r.w.diagnose(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := r.storedDiagnosis(t, a.RunID, a.Attempt)
+	if doc.Verdict.Kind != "regression" || doc.Verdict.FirstBadSHA == nil || doc.Patch != nil {
+		t.Fatalf("diagnosis: verdict %s, first bad %v, patch %v", doc.Verdict.Kind, doc.Verdict.FirstBadSHA, doc.Patch != nil)
+	}
+	pa := PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	for range 2 {
+		if err := r.w.publish(ctx, pa); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var ours []string
+	for _, c := range r.sim.CommitComments(r.repo) {
+		if c.User == r.sim.AppSlug()+"[bot]" {
+			ours = append(ours, c.SHA)
+		}
+	}
+	if len(ours) != 1 || ours[0] != *doc.Verdict.FirstBadSHA {
+		t.Fatalf("commit comments by the app: %v, want one on %s", ours, *doc.Verdict.FirstBadSHA)
+	}
+	if n := len(r.botPulls()); n != 0 {
+		t.Fatalf("%d fix pull requests for a regression", n)
 	}
 }

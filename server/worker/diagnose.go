@@ -198,7 +198,7 @@ func (w *Worker) cached(ctx context.Context, repoID, workflowID int64) ([]histor
 // save stores the occurrences the diagnosis computed, its classes, and the
 // diagnosis itself with its publish job (one transaction for those two).
 func (w *Worker) save(ctx context.Context, a webhook.DiagnoseArgs, p *runPayload, out *diagnosis.Outcome) (int64, error) {
-	if err := w.saveOccurrences(ctx, a.RepositoryID, out); err != nil {
+	if err := w.saveOccurrences(ctx, a.RepositoryID, p.Workflow.ID, out); err != nil {
 		return 0, err
 	}
 	if err := w.saveClasses(ctx, a.RepositoryID, p, out); err != nil {
@@ -218,9 +218,18 @@ func (w *Worker) save(ctx context.Context, a webhook.DiagnoseArgs, p *runPayload
 	return w.st.PutDiagnosis(ctx, rec, jobs...)
 }
 
-// saveOccurrences stores the occurrences of the runs the diagnosis analysed
-// (not those it reused), with their class.
-func (w *Worker) saveOccurrences(ctx context.Context, repoID int64, out *diagnosis.Outcome) error {
+// saveOccurrences stores the occurrences of the window with their class,
+// skipping the runs whose stored occurrences are the same.
+func (w *Worker) saveOccurrences(ctx context.Context, repoID, workflowID int64, out *diagnosis.Outcome) error {
+	stored, err := w.st.ListOccurrences(ctx, store.OccurrenceQuery{RepositoryID: repoID, WorkflowID: workflowID, Limit: 5000})
+	if err != nil {
+		return err
+	}
+	have := map[store.RunKey][]store.Occurrence{}
+	for _, o := range stored {
+		k := store.RunKey{RepositoryID: repoID, RunID: o.RunID, Attempt: o.Attempt}
+		have[k] = append(have[k], o)
+	}
 	classOf := map[string]string{} // "run/job/step" -> class id
 	for _, c := range out.Classes {
 		for _, run := range c.Runs {
@@ -247,11 +256,34 @@ func (w *Worker) saveOccurrences(ctx context.Context, repoID int64, out *diagnos
 		byRun[key] = append(byRun[key], rec)
 	}
 	for _, key := range order {
+		if sameOccurrences(have[key], byRun[key]) {
+			continue
+		}
 		if err := w.st.PutOccurrences(ctx, key, byRun[key]); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// sameOccurrences reports stored occurrences equal to new ones (the same
+// documents in the same classes), in any order.
+func sameOccurrences(stored, fresh []store.Occurrence) bool {
+	if len(stored) != len(fresh) {
+		return false
+	}
+	key := func(o store.Occurrence) string { return o.ClassID + "\x00" + string(o.Detail) }
+	count := map[string]int{}
+	for _, o := range stored {
+		count[key(o)]++
+	}
+	for _, o := range fresh {
+		if count[key(o)] == 0 {
+			return false
+		}
+		count[key(o)]--
+	}
+	return true
 }
 
 func occurrenceRecord(repoID int64, o history.Occurrence, classID string) (store.Occurrence, error) {
