@@ -170,7 +170,7 @@ func (r *Repo) fetchBlob(ctx context.Context, loc string, w io.Writer) (int64, e
 	}
 	resp, err := r.c.plain.Do(req)
 	if err != nil {
-		return 0, err
+		return 0, redactURL(err)
 	}
 	defer resp.Body.Close()
 	switch {
@@ -184,10 +184,25 @@ func (r *Repo) fetchBlob(ctx context.Context, loc string, w io.Writer) (int64, e
 	limit := r.c.cfg.LogLimit
 	n, err := io.Copy(w, io.LimitReader(resp.Body, limit+1))
 	if err != nil {
-		return n, err
+		return n, redactURL(err)
 	}
 	if n > limit {
 		return n, fmt.Errorf("log of %d bytes and more: %w", limit, ErrLogTooLarge)
 	}
 	return n, nil
+}
+
+// redactURL drops the query of the URL an error names: a log address is
+// signed, and its signature is a credential while it lasts.
+func redactURL(err error) error {
+	var ue *url.Error
+	if !errors.As(err, &ue) {
+		return err
+	}
+	u, perr := url.Parse(ue.URL)
+	if perr != nil {
+		return &url.Error{Op: ue.Op, URL: "(log address)", Err: ue.Err}
+	}
+	u.RawQuery, u.Fragment = "", ""
+	return &url.Error{Op: ue.Op, URL: u.String(), Err: ue.Err}
 }

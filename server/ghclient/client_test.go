@@ -207,3 +207,20 @@ func TestNewNeedsCredentials(t *testing.T) {
 		}
 	}
 }
+
+// TestLogErrorsHideTheSignedAddress fails a log download midway: the error
+// names the blob host but not the address's signed query.
+func TestLogErrorsHideTheSignedAddress(t *testing.T) {
+	sim := startSim(t)
+	r := tinyRepoHandle(t, newClient(t, sim, func(c *ghclient.Config) { c.Retries = -1 }))
+	// Every download is reset (net/http repeats an idempotent request once
+	// on its own).
+	sim.InjectFault(githubtest.Fault{Kind: githubtest.FaultReset, Target: githubtest.KindBlob, Times: -1})
+	_, err := r.DownloadLog(testCtx(t), tinyFailJob, &bytes.Buffer{})
+	if err == nil {
+		t.Fatal("a reset download succeeded")
+	}
+	if strings.Contains(err.Error(), "?") || !strings.Contains(err.Error(), "/_blob/") {
+		t.Fatalf("error %q shows the signed query or no address", err)
+	}
+}
