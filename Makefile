@@ -47,7 +47,10 @@ clean: ## remove build and coverage output
 #   test-reliability  crash, restart and fault-injection tests
 # ---------------------------------------------------------------------------
 
-.PHONY: bench bench-accuracy
+.PHONY: bench bench-accuracy demo
+
+demo: ## diagnose the shipped example end to end against the GitHub simulator (Ctrl-C stops)
+	$(GO) run ./cmd/polylane demo
 
 bench-accuracy: ## cause-line, signature and grouping accuracy against ../shared/data (one table)
 	POLYLANE_ACCURACY=1 $(GO) test ./analysis/accuracy -run TestAccuracyReport -count=1 -v
