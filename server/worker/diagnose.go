@@ -61,6 +61,7 @@ func (w *Worker) diagnose(ctx context.Context, a webhook.DiagnoseArgs) error {
 	if err != nil {
 		return err
 	}
+	w.pruneCache(ctx)
 	log.Info().Int64("diagnosis_id", id).Str("verdict", out.Diagnosis.Verdict.Kind).
 		Str("class", out.Diagnosis.TriggerClass).Bool("patch", out.Diagnosis.Patch != nil).Msg("diagnosed")
 	return w.st.SetDeliveryState(ctx, d.GUID, store.DeliveryDone, "")

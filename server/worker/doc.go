@@ -1,3 +1,21 @@
-// Package worker runs Polylane's queued jobs (River): diagnose a run, publish the
-// report, open or update a fix pull request, answer a mention.
+// Package worker runs Polylane's queued jobs (River): diagnose a run, publish
+// the report, open or update a fix pull request.
+//
+// A diagnose job (webhook.DiagnoseArgs) brings the history cache up to date
+// with few GitHub calls (a conditional listing of the first page of runs,
+// jobs and logs only for runs not seen before, the trigger's tree by commit
+// and files by blob name, fetched when the causal stage reads them), runs the
+// pure pipeline of causal/diagnosis, and stores the diagnosis, occurrences
+// and classes; the publish job is enqueued in the transaction that stores the
+// diagnosis. The publish job keeps one sticky assessment comment per pull
+// request, comments on the change that introduced a regression, and enqueues
+// the fix job for a default-branch failure with a patch. The fix job keeps
+// one pull request per failure class on polylane/fix-<class>.
+//
+// Every job reads before it writes (comments by stored id, then by marker and
+// the bot's authorship; branches and pull requests before creating them; a
+// 422 "already exists" means re-read), so a job interrupted anywhere, or
+// retried after a lost answer, converges to the same end state. Mutations of
+// one repository are serialised by the store's repository lock. A delivery
+// ends diagnosed, or failed with the reason in the store.
 package worker

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -45,12 +46,39 @@ type Options struct {
 	MaxBlobs int
 }
 
+// Cache retention: entries of the GitHub response cache not written for
+// cacheRetention are deleted, at most once per pruneEvery in a process.
+const (
+	cacheRetention = 30 * 24 * time.Hour
+	pruneEvery     = time.Hour
+)
+
 // Worker works Polylane's queued jobs.
 type Worker struct {
-	opts Options
-	st   store.Store
-	gh   *ghclient.Client
-	log  zerolog.Logger
+	opts      Options
+	st        store.Store
+	gh        *ghclient.Client
+	log       zerolog.Logger
+	lastPrune atomic.Int64 // unix seconds
+}
+
+// pruneCache drops old cache entries (trees of old commits, blobs of old
+// file versions) now and then; a failure is logged and left for next time.
+func (w *Worker) pruneCache(ctx context.Context) {
+	now := time.Now()
+	last := w.lastPrune.Load()
+	if now.Unix()-last < int64(pruneEvery/time.Second) || !w.lastPrune.CompareAndSwap(last, now.Unix()) {
+		return
+	}
+	n, err := w.st.PruneCache(ctx, now.Add(-cacheRetention))
+	log := zerolog.Ctx(ctx)
+	if err != nil {
+		log.Warn().Err(err).Msg("prune the GitHub response cache")
+		return
+	}
+	if n > 0 {
+		log.Info().Int64("entries", n).Msg("pruned the GitHub response cache")
+	}
 }
 
 // Register adds the diagnose, publish and fix workers to workers.
