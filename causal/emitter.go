@@ -23,7 +23,10 @@ type emission struct {
 
 // locateEmitter finds the command that printed the cause line, from the
 // trace of echoes before it and the programs the cause line names.
-func locateEmitter(t *tracer, hits []hit, causeN int, cause string) emission {
+//
+// seen is the recent log text before the cause; it breaks ties between
+// commands that fit equally (the one whose file arguments the log shows).
+func locateEmitter(t *tracer, hits []hit, causeN int, cause, seen string) emission {
 	var e emission
 	tools := append(leadingTools(cause), toolsFor(cause)...)
 	hosts := hostsIn(cause)
@@ -37,14 +40,11 @@ func locateEmitter(t *tracer, hits []hit, causeN int, cause string) emission {
 			e.Anchor = h
 		}
 	}
-	var scope []*harness.Node
-	switch {
-	case e.MakeErr != nil:
-		scope = descendants(e.MakeErr.Node)
-		e.How = "make names the failed recipe line"
-	case e.Anchor != nil:
-		scope = t.after(e.Anchor.Node)
-		e.How = "the log echoes the harness code that was running"
+	scope := e.scope(t)
+	if w := replayedWriter(t, scope); w != nil {
+		e.Node, e.Candidates = w, []*harness.Node{w}
+		e.How = "the log prints a file that an earlier command wrote its output to"
+		return e
 	}
 	if best, cands := choose(scope, tools, hosts, verbs, e.Anchor != nil || e.MakeErr != nil); best != nil {
 		e.Node, e.Candidates = best, cands
@@ -61,6 +61,10 @@ func locateEmitter(t *tracer, hits []hit, causeN int, cause string) emission {
 		return e
 	}
 	best, cands := choose(commandNodes(t.flat), tools, hosts, verbs, false)
+	if len(cands) > 1 {
+		cands = breakTie(cands, seen)
+		best = cands[0]
+	}
 	e.Node, e.Candidates = best, cands
 	e.Ambiguous = len(cands) > 1
 	e.How = "the cause line names the program"
@@ -68,6 +72,27 @@ func locateEmitter(t *tracer, hits []hit, causeN int, cause string) emission {
 		e.How = ""
 	}
 	return e
+}
+
+// scope returns the commands the log points at (the failed recipe line, the
+// code after the last echo) and says how in e.How; nil without either.
+func (e *emission) scope(t *tracer) []*harness.Node {
+	switch {
+	case e.MakeErr != nil:
+		e.How = "make names the failed recipe line"
+		if e.Anchor != nil && isAncestor(e.MakeErr.Node, e.Anchor.Node) {
+			// The recipe runs a script whose echoes show how far it got.
+			if narrowed := t.after(e.Anchor.Node); len(narrowed) > 0 {
+				e.How = "make names the failed recipe line and the log echoes the code that ran inside it"
+				return narrowed
+			}
+		}
+		return descendants(e.MakeErr.Node)
+	case e.Anchor != nil:
+		e.How = "the log echoes the harness code that was running"
+		return t.after(e.Anchor.Node)
+	}
+	return nil
 }
 
 // after returns the command nodes from n onwards within n's unit: n's own
@@ -104,6 +129,89 @@ func (t *tracer) following(n *harness.Node) []*harness.Node {
 		}
 	}
 	return out
+}
+
+// filePrinters are programs that print a file the harness saved earlier.
+var filePrinters = map[string]bool{"cat": true, "tail": true, "head": true, "less": true, "more": true}
+
+// replayedWriter handles a log that replays saved output: when the first
+// thing the scope runs after the echo is `cat FILE` (or tail, head) and an
+// earlier command redirected its output to FILE, the lines that follow were
+// written by that earlier command, which is the emitter.
+func replayedWriter(t *tracer, scope []*harness.Node) *harness.Node {
+	for _, n := range scope {
+		if n.Kind != harness.NodeCommand || n.Cmd == nil {
+			continue
+		}
+		tool := n.Tool()
+		if !filePrinters[tool] {
+			if tool != "" && !quiet[tool] && !harnessCall(n) {
+				return nil // a real command runs first
+			}
+			continue
+		}
+		for _, a := range n.EffectiveArgs()[1:] {
+			if strings.HasPrefix(a, "-") {
+				continue
+			}
+			if w := writerOf(t, n, normalizeEcho(a)); w != nil {
+				return w
+			}
+		}
+	}
+	return nil
+}
+
+// writerOf returns the last command before n whose output goes to file.
+func writerOf(t *tracer, n *harness.Node, file string) *harness.Node {
+	if file == "" {
+		return nil
+	}
+	for i := t.index[n] - 1; i >= 0; i-- {
+		x := t.flat[i]
+		if x.Kind != harness.NodeCommand || x.Cmd == nil {
+			continue
+		}
+		for _, o := range x.Cmd.Outputs {
+			if normalizeEcho(o) == file {
+				return x
+			}
+		}
+	}
+	return nil
+}
+
+// breakTie keeps, of equally fitting commands, those with a file argument
+// that the log before the cause shows ("Collecting x (from -r
+// requirements/dev.txt ...)"); all of them when none or every one does.
+func breakTie(cands []*harness.Node, seen string) []*harness.Node {
+	if seen == "" {
+		return cands
+	}
+	var out []*harness.Node
+	for _, c := range cands {
+		for _, a := range c.EffectiveArgs()[1:] {
+			if len(a) >= 4 && !strings.HasPrefix(a, "-") && strings.ContainsAny(a, "/.") &&
+				!strings.ContainsAny(a, "$`{}*") && strings.Contains(seen, a) {
+				out = append(out, c)
+				break
+			}
+		}
+	}
+	if len(out) == 0 {
+		return cands
+	}
+	return out
+}
+
+// isAncestor reports whether a is n or one of n's ancestors.
+func isAncestor(a, n *harness.Node) bool {
+	for x := n; x != nil; x = x.Parent {
+		if x == a {
+			return true
+		}
+	}
+	return false
 }
 
 // toolMatches reports whether a command runs one of tools.

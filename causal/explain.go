@@ -204,10 +204,23 @@ func (x *explainer) trace() {
 			}
 		}
 	}
-	x.em = locateEmitter(x.tr, x.hits, x.cause.N, x.causeContext())
+	x.em = locateEmitter(x.tr, x.hits, x.cause.N, x.causeContext(), recentText(before, 200))
 	if x.endpoint == "" && x.em.Node != nil {
 		x.endpoint, x.local = endpointOf(x.em.Node.ExpandVars(x.em.Node.Text))
 	}
+}
+
+// recentText joins the last n lines of lines.
+func recentText(lines []logLine, n int) string {
+	if len(lines) > n {
+		lines = lines[len(lines)-n:]
+	}
+	var b strings.Builder
+	for _, l := range lines {
+		b.WriteString(l.Text)
+		b.WriteByte('\n')
+	}
+	return b.String()
 }
 
 // causeContext is the text the emitter search reads: the cause line plus

@@ -110,9 +110,16 @@ func (x *explainer) siteOf(n *harness.Node) (patch.Site, error) {
 	}
 	s := patch.Site{Path: n.File, Content: content}
 	first, last := statementLines(n)
+	// The nearest unit that holds the command's text decides the host: a
+	// script called from a recipe or task is patched in the script.
+	host := n.Nearest(harness.NodeTaskCmd, harness.NodeRecipe, harness.NodeScript, harness.NodeStep)
+	hostKind := ""
+	if host != nil {
+		hostKind = host.Kind
+	}
 	switch {
-	case n.Parent != nil && hasAncestor(n, harness.NodeTaskCmd) && n.Script != nil:
-		tc := n.Nearest(harness.NodeTaskCmd)
+	case n.Parent != nil && hostKind == harness.NodeTaskCmd && n.Script != nil:
+		tc := host
 		s.Host = patch.HostTaskfile
 		s.Line, s.EndLine = first, last
 		if tc.TaskCmd != nil && tc.TaskCmd.ShellLine == tc.TaskCmd.Line && first == tc.TaskCmd.Line {
@@ -120,17 +127,16 @@ func (x *explainer) siteOf(n *harness.Node) (patch.Site, error) {
 			s.Line, s.EndLine = tc.Line, tc.EndLine
 		}
 		s.RunKeyLine = tc.Line
-	case hasAncestor(n, harness.NodeRecipe):
-		rn := n.Nearest(harness.NodeRecipe)
+	case hostKind == harness.NodeRecipe:
 		s.Host = patch.HostMakefile
-		s.Line, s.EndLine = rn.Line, rn.EndLine
-	case n.Nearest(harness.NodeScript) != nil:
+		s.Line, s.EndLine = host.Line, host.EndLine
+	case hostKind == harness.NodeScript:
 		s.Host = patch.HostScript
 		s.Line, s.EndLine = first, last
-	case n.Nearest(harness.NodeStep) != nil && n.Nearest(harness.NodeStep).Step != nil && n.Nearest(harness.NodeStep).File == n.File:
+	case hostKind == harness.NodeStep && host.Step != nil && host.File == n.File:
 		s.Host = patch.HostRun
 		s.Line, s.EndLine = first, last
-		s.RunKeyLine = n.Nearest(harness.NodeStep).Step.RunKeyLine
+		s.RunKeyLine = host.Step.RunKeyLine
 	default:
 		return patch.Site{}, noFix("the command lives in %s, which Polylane does not patch", n.File)
 	}
@@ -148,10 +154,6 @@ func (x *explainer) taskEntrySite(n *harness.Node) (patch.Site, bool) {
 		return patch.Site{}, false
 	}
 	return patch.Site{Path: tc.File, Content: content, Host: patch.HostTaskfile, Line: tc.Line, EndLine: tc.EndLine}, true
-}
-
-func hasAncestor(n *harness.Node, kind string) bool {
-	return n.Nearest(kind) != nil
 }
 
 // statementLines returns the lines of the statement a command belongs to:

@@ -31,6 +31,8 @@ func parallelNote(n *harness.Node) string {
 		return "`go test` and `go build` run one process per CPU by default, each with its own memory."
 	case "jest", "npm", "yarn", "pnpm", "npx", "vitest":
 		return "the test runner starts one worker per CPU by default."
+	case "cargo":
+		return "cargo runs one compiler process per CPU by default, each with its own memory."
 	}
 	return "the harness sets no memory or parallelism limits for it."
 }
@@ -279,6 +281,9 @@ func fixFreePort(x *explainer) (*fixPlan, error) {
 	if (n.Tool() == "docker" || n.Tool() == "podman") && subcommand(n) == "run" && name != "" && publishedPort(n) != "" {
 		return removeFirst(x, n, fmt.Sprintf("%s rm -f %s >/dev/null 2>&1 || true", programWord(n), name),
 			fmt.Sprintf("The container %s publishes the fixed host port %s, and one left from an earlier run still held it%s. The patch removes any such container before starting a new one; removing a container that does not exist is a no-op.", name, publishedPort(n), cite(x.ids["cause"]...)))
+	}
+	if s := x.skippedTeardown(); s != nil {
+		return teardownAlways(x, s, fmt.Sprintf("%s could not bind its port because a copy left by an earlier run still held it", describe(n)))
 	}
 	return nil, noFix("the port is not fixed in a place Polylane can change safely")
 }

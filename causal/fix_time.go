@@ -253,6 +253,8 @@ func fixTestRerun(x *explainer) (*fixPlan, error) {
 		after, args = "test", []string{"--retries=2"}
 	case "cypress":
 		after, args = "run", []string{"--config", "retries=2"}
+	case "gotestsum":
+		return gotestsumPlan(x, n)
 	default:
 		return nil, noFix("`%s` has no bounded rerun of only the failed tests; the flaky test itself needs the fix", commandName(n))
 	}
@@ -268,9 +270,31 @@ func fixTestRerun(x *explainer) (*fixPlan, error) {
 	if err != nil {
 		return nil, noFix("%v", err)
 	}
+	return rerunPlan(x, n, site, out), nil
+}
+
+// rerunPlan is the plan of a bounded rerun of failed tests.
+func rerunPlan(x *explainer, n *harness.Node, site patch.Site, out []byte) *fixPlan {
 	rationale := fmt.Sprintf("The failing test comes and goes across the window%s. The patch lets `%s` rerun only the tests that failed, at most twice, and the runner reports them as flaky, so the flake stays visible while it no longer fails the run. The test itself still deserves a fix.",
 		cite(append(x.ids["cause"], x.ids["runs"]...)...), commandName(n))
-	return &fixPlan{Title: "Rerun failed tests at most twice", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
+	return &fixPlan{Title: "Rerun failed tests at most twice", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}
+}
+
+// gotestsumPlan reruns failed tests with gotestsum's --rerun-fails.
+func gotestsumPlan(x *explainer, n *harness.Node) (*fixPlan, error) {
+	site, err := x.siteOf(n)
+	if err != nil {
+		return nil, err
+	}
+	line, end := n.Cmd.Line, n.Cmd.EndLine
+	if site.Host == patch.HostMakefile {
+		line, end = site.Line, site.EndLine
+	}
+	out, err := gotestsumRerun(n, site, line, end)
+	if err != nil {
+		return nil, err
+	}
+	return rerunPlan(x, n, site, out), nil
 }
 
 // productBug reports whether the failing step shows a data race, a panic or

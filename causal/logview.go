@@ -98,7 +98,7 @@ func inStep(l analysis.LogLine, step analysis.StepRef, causeN int) bool {
 	if l.Kind == analysis.KindPostJob || l.Kind == analysis.KindCleanup {
 		return false
 	}
-	if step.Name == "" && step.Number == 0 {
+	if step.Name == "" && step.Number == 0 || runnerStep(step.Name) {
 		return true
 	}
 	if l.Step.Name == "" && l.Step.Number == 0 {
@@ -108,6 +108,17 @@ func inStep(l analysis.LogLine, step analysis.StepRef, causeN int) bool {
 		return l.Step.Number == step.Number
 	}
 	return strings.EqualFold(l.Step.Name, step.Name)
+}
+
+// runnerStep reports whether a step is one the runner adds around the
+// workflow's steps. Its log has no "##[group]Run" header, so the scanner
+// cannot tell its lines from the step before; all lines up to the cause count.
+func runnerStep(name string) bool {
+	switch name {
+	case "Set up job", "Initialize containers", "Stop containers", "Complete job":
+		return true
+	}
+	return false
 }
 
 // before returns the lines before the cause (all lines when it is unknown).

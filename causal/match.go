@@ -185,14 +185,63 @@ func (x *explainer) endpointHolds(r *rule) bool {
 		if x.endpoint != "" {
 			return x.local
 		}
-		return clusterClient(x.em.Node)
+		return clusterClient(x.em.Node) || x.namedService() != nil
 	case endpointRemote:
 		if x.endpoint != "" {
 			return !x.local
 		}
-		return !clusterClient(x.em.Node)
+		return !clusterClient(x.em.Node) && x.namedService() == nil
 	}
 	return true
+}
+
+// namedService returns the job's service container that the failure texts
+// name by its service name or image ("Connection: mysql", "redis"), for
+// failures that give no host:port. A client talking to a service container
+// talks to something local.
+func (x *explainer) namedService() *harness.Service {
+	if x.job == nil {
+		return nil
+	}
+	for _, s := range x.job.Services {
+		names := []string{strings.ToLower(s.Name)}
+		img := strings.ToLower(s.Image.Text)
+		if i := strings.LastIndexByte(img, '/'); i >= 0 {
+			img = img[i+1:]
+		}
+		if img, _, _ = strings.Cut(img, ":"); img != "" {
+			names = append(names, img)
+		}
+		for _, t := range x.texts {
+			text := strings.ToLower(t.Line.Text)
+			for _, name := range names {
+				if len(name) >= 3 && containsWord(text, name) {
+					return s
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// containsWord reports whether w occurs in s between non-word characters.
+func containsWord(s, w string) bool {
+	for i := 0; ; {
+		j := strings.Index(s[i:], w)
+		if j < 0 {
+			return false
+		}
+		k := i + j
+		end := k + len(w)
+		if (k == 0 || !wordByte(s[k-1])) && (end == len(s) || !wordByte(s[end])) {
+			return true
+		}
+		i = k + 1
+	}
+}
+
+func wordByte(c byte) bool {
+	return c == '_' || c >= '0' && c <= '9' || c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z'
 }
 
 func clusterClient(n *harness.Node) bool {

@@ -90,16 +90,25 @@ func (x *explainer) serviceInCause() *harness.Service {
 	if x.job == nil || len(x.job.Services) == 0 {
 		return nil
 	}
+	// The service whose image the line nearest before the cause names.
+	best, bestN := (*harness.Service)(nil), -1
 	for _, s := range x.job.Services {
 		img := s.Image.Text
 		if img == "" {
 			continue
 		}
 		for _, t := range x.texts {
-			if strings.Contains(t.Line.Text, img) {
-				return s
+			n := t.Line.N
+			if x.cause.N > 0 && n > x.cause.N {
+				n = -n // after the cause: only when nothing before names one
+			}
+			if strings.Contains(t.Line.Text, img) && (best == nil || n > bestN) {
+				best, bestN = s, n
 			}
 		}
+	}
+	if best != nil {
+		return best
 	}
 	if len(x.job.Services) == 1 {
 		return x.job.Services[0]

@@ -13,9 +13,9 @@ var placeholder = regexp.MustCompile(`\{[a-z_]+\}`)
 
 // fillSummary fills a rule summary's placeholders from the facts.
 func (x *explainer) fillSummary(tpl string) string {
-	return placeholder.ReplaceAllStringFunc(tpl, func(p string) string {
+	return capitalize(placeholder.ReplaceAllStringFunc(tpl, func(p string) string {
 		return x.placeholderValue(strings.Trim(p, "{}"))
-	})
+	}))
 }
 
 func (x *explainer) placeholderValue(name string) string {
@@ -25,7 +25,12 @@ func (x *explainer) placeholderValue(name string) string {
 	f := x.find
 	switch name {
 	case "emitter_desc":
+		if x.em.Node == nil {
+			return x.stepDesc()
+		}
 		return describe(x.em.Node)
+	case "secret_note":
+		return x.secretNote()
 	case "endpoint":
 		if x.endpoint != "" {
 			return x.endpoint
@@ -44,7 +49,7 @@ func (x *explainer) placeholderValue(name string) string {
 		}
 		return "The command runs once; nothing retries it."
 	case "parallel_note":
-		return parallelNote(x.em.Node)
+		return capitalize(parallelNote(x.em.Node))
 	case "port_note":
 		return portNote(x.em.Node)
 	case "flaky_note":
@@ -71,6 +76,20 @@ func (x *explainer) placeholderValue(name string) string {
 		return "its default timeout"
 	}
 	return ""
+}
+
+// stepDesc names the failing step when no command of it was located: the
+// action it runs, or what the runner was doing.
+func (x *explainer) stepDesc() string {
+	switch {
+	case x.step != nil && x.step.Uses != "":
+		return fmt.Sprintf("the action `%s` in step %q", x.step.Uses, x.step.DisplayName())
+	case x.step == nil && x.in.Step.Name == "Initialize containers":
+		return "starting the job's service containers"
+	case x.step != nil:
+		return fmt.Sprintf("step %q", x.step.DisplayName())
+	}
+	return "the failing step"
 }
 
 // matchedPart returns the part of the matched line the rule's pattern hit.

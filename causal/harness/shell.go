@@ -56,6 +56,9 @@ type Command struct {
 	// conditions, the left of && or ||).
 	Guarded    bool
 	Background bool
+	// Outputs are the targets of the command's output redirections (">",
+	// ">>", "&>", "2>"), as written.
+	Outputs []string
 	// Fallback is set for the right side of ||.
 	Fallback bool
 	// Substituted is set for a command run inside $(...) or backquotes.
@@ -350,6 +353,14 @@ func (w *shellWalker) call(x *syntax.CallExpr, st *syntax.Stmt, c ctx, pipeIdx, 
 	for _, a := range x.Args {
 		cmd.Words = append(cmd.Words, w.text(a))
 		cmd.Args = append(cmd.Args, unquote(a, w.text(a)))
+	}
+	for _, r := range st.Redirs {
+		switch r.Op {
+		case syntax.RdrOut, syntax.AppOut, syntax.RdrAll, syntax.AppAll, syntax.RdrClob:
+			if r.Word != nil && (r.N == nil || r.N.Value == "1" || r.N.Value == "2") {
+				cmd.Outputs = append(cmd.Outputs, w.text(r.Word))
+			}
+		}
 	}
 	cmd.Raw = w.text(x)
 	cmd.Text = collapse(cmd.Raw)
