@@ -45,8 +45,10 @@ type caseSpec struct {
 		DiffLacks    []string `json:"diff_lacks"`
 		Retried      *bool    `json:"retried"`
 		UnitContains []string `json:"unit_contains"`
-		BlastCallers *int     `json:"blast_callers"`
-		CIOnly       *bool    `json:"ci_only"`
+		// SummaryContains are texts the mechanism summary must contain.
+		SummaryContains []string `json:"summary_contains"`
+		BlastCallers    *int     `json:"blast_callers"`
+		CIOnly          *bool    `json:"ci_only"`
 	} `json:"want"`
 }
 
@@ -205,6 +207,11 @@ func checkCase(t *testing.T, c synthCase, exp *causal.Explanation) {
 	}
 	if w.Retried != nil && ch.FailedUnitToday.Retried != *w.Retried {
 		t.Errorf("retried = %v, want %v", ch.FailedUnitToday.Retried, *w.Retried)
+	}
+	for _, s := range w.SummaryContains {
+		if !strings.Contains(ch.Mechanism.Summary, s) {
+			t.Errorf("mechanism summary %q lacks %q", ch.Mechanism.Summary, s)
+		}
 	}
 	for _, s := range w.UnitContains {
 		if !strings.Contains(ch.FailedUnitToday.Summary, s) {
