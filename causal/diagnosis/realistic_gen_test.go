@@ -91,11 +91,10 @@ type rsStep struct {
 // rsFailure is one way a run fails: the step, the output before the runner's
 // error line, and the exit code (0: the output carries its own ##[error]).
 type rsFailure struct {
-	step  string
-	class string
-	exit  int
-	secs  [2]int
-	out   func(c *rsCtx) []string
+	step string
+	exit int
+	secs [2]int
+	out  func(c *rsCtx) []string
 }
 
 // rsExpect is the expert's reading of a scenario: which failure codes form

@@ -13,7 +13,7 @@ func rsScenarios() []*rsScenario {
 		rsWaitBeforeCreate(), rsPipNetwork(), rsServiceHealth(), rsBrokenCredentials(), rsGotestsumFlake()}
 }
 
-var rsTrue, rsFalse = true, false
+var rsTrue = true
 
 func checkout() rsStep { return rsStep{uses: "actions/checkout@v4", post: true, secs: [2]int{1, 3}} }
 

@@ -211,7 +211,7 @@ jobs:
 			{name: "Install dependencies", run: []string{"composer install --no-interaction --prefer-dist --no-progress"}, secs: [2]int{2, 6}, out: func(c *rsCtx) []string {
 				return []string{"Installing dependencies from lock file (including require-dev)", "Verifying lock file contents can be installed on current platform.",
 					"Nothing to install, update or remove", "Generating optimized autoload files", "> Illuminate\\Foundation\\ComposerScripts::postAutoloadDump",
-					"> @php artisan package:discover --ansi", "", "   INFO  Discovering packages.  ", "", fmt.Sprintf("  laravel/sanctum ........................................................ DONE"),
+					"> @php artisan package:discover --ansi", "", "   INFO  Discovering packages.  ", "", "  laravel/sanctum ........................................................ DONE",
 					"93 packages you are using are looking for funding.", "Use the `composer fund` command to find out more!"}
 			}},
 			{name: "Prepare application", run: []string{"cp .env.ci .env", "php artisan key:generate"}, secs: [2]int{1, 2}, out: func(*rsCtx) []string {
