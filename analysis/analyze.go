@@ -36,10 +36,15 @@ func Analyze(r io.Reader, opts Options) (*Result, error) {
 		return res, nil
 	}
 	res.Lines = append(res.Lines, Line{N: rk.cause.n, Text: rk.cause.text, Role: RoleCause})
+	if rk.named.n != 0 {
+		// the line that names the failing test states the cause with it
+		res.Lines = append(res.Lines, Line{N: rk.named.n, Text: rk.named.text, Role: RoleCause})
+	}
 	for _, l := range rk.context {
 		res.Lines = append(res.Lines, Line{N: l.n, Text: l.text, Role: RoleContext})
 	}
-	res.Signature = signatureText(rk.cause.text)
+	res.Test = rk.test
+	res.Signature = testSignature(rk.test, signatureText(rk.cause.text))
 	res.SignatureID = SignatureID(res.Signature)
 	res.Command, res.CommandLine = rk.cmd, rk.cmdLine
 	res.Rule = rk.cause.feat.class.String()

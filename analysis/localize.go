@@ -18,6 +18,8 @@ const (
 	mergeGap        = 3    // anchors this close join one block
 	lookBack        = 30   // lines a block may reach back for its header
 	trailLines      = 2    // plain lines that may follow a cause line
+	errSection      = 8    // lines after an "=== ERROR" heading searched for its message
+	retryReach      = 3    // lines after a block where a retry notice discounts it
 )
 
 // storedLine is a line kept by the localiser.
@@ -81,11 +83,12 @@ type localizer struct {
 	novel    []storedLine
 	novelAt  int
 	marked   map[uint64]int // failures marked with a cross in a progress listing -> line
+	tests    testTracker
 	base     *Baseline
 }
 
 func newLocalizer(base *Baseline) *localizer {
-	return &localizer{base: base, errSpans: map[int]int{}, marked: map[uint64]int{}}
+	return &localizer{base: base, errSpans: map[int]int{}, marked: map[uint64]int{}, tests: newTestTracker()}
 }
 
 // observe feeds one cleaned line to the localiser.
@@ -97,6 +100,14 @@ func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int
 			f.class, f.score = clsTest, classScore[clsTest] // restates a marked failure
 		}
 	}
+	if e := z.tests.errAt; e > 0 && e != n && f.score > 0 {
+		if n-e <= errSection {
+			// the message under a test tool's "=== ERROR" heading
+			f.class, f.score = clsError, max(f.score, classScore[clsError]+4)
+		}
+		z.tests.errAt = 0
+	}
+	z.tests.observe(n, text, f)
 	inBase := false
 	if z.base != nil && f.flags&fBlank == 0 {
 		inBase = z.base.hasLine(text)
@@ -131,7 +142,7 @@ func (z *localizer) grow(n int, f feature) {
 		case anchor && gap <= mergeGap:
 			z.fill(b, b.last+1, n)
 			return
-		case gap == 1 && (attached(f) || n-b.lastAnchor <= trailLines && trailing(f)) && len(b.lines) < maxBlockLines:
+		case (gap == 1 || gap == 2 && f.flags&fIndent != 0) && (attached(f) || n-b.lastAnchor <= trailLines && trailing(f)) && len(b.lines) < maxBlockLines:
 			z.fill(b, n, n)
 			return
 		case gap <= 2 && f.flags&fBlank != 0:
@@ -248,7 +259,7 @@ func (z *localizer) noteRetry(n int, f feature) {
 	if b == nil && len(z.blocks) > 0 {
 		b = z.blocks[len(z.blocks)-1]
 	}
-	if b == nil || n-b.last > 3 || n <= b.last || f.flags&fBlank != 0 || !containsAny(z.lc, retryWords...) {
+	if b == nil || n-b.last > retryReach || n <= b.last || f.flags&(fBlank|fCommand|fFrame|fIndent) != 0 || !retryNotice(z.lc) {
 		return
 	}
 	b.retried = true
@@ -256,6 +267,20 @@ func (z *localizer) noteRetry(n int, f feature) {
 
 // retryWords mark a notice that the tool will try again.
 var retryWords = []string{"retry", "retrying", "back off", "backing off", "trying again", "try again", "will be retried", "rerun"}
+
+// retryNotice reports whether a lower-cased line announces another attempt
+// ("attempt 1/6 did not succeed, sleeping 10s", "retrying in 5s"), not the
+// last one ("attempt 5/5 failed, giving up") and not the script that prints
+// such notices (`echo "attempt ${n}/5 failed"`).
+func retryNotice(lc []byte) bool {
+	if containsAny(lc, definitive...) || bytes.Contains(lc, []byte("${")) {
+		return false
+	}
+	if containsAny(lc, retryWords...) {
+		return true
+	}
+	return bytes.Contains(lc, []byte("attempt")) && containsAny(lc, "sleeping", "waiting", "failed", "did not succeed", "unsuccessful")
+}
 
 // noteCommand remembers the last command echoed before the current line.
 func (z *localizer) noteCommand(n int, text []byte, kind Kind, f feature) {

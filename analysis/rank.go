@@ -7,13 +7,15 @@ import (
 
 // Output bounds.
 const (
-	contextBefore = maxBlockLines // block lines kept before the cause line: the whole block
-	contextAfter  = 40            // block lines kept after it
-	maxOutLines   = 4096          // lines returned with a baseline
-	tailLines     = 2             // lines before the exit line always returned
-	secondMargin  = 10            // a runner-up block this close is returned too
-	secondLines   = 4             // lines of the runner-up block returned
-	summaryBonus  = 15            // for a block in a failure summary section
+	contextBefore  = maxBlockLines // block lines kept before the cause line: the whole block
+	contextAfter   = 40            // block lines kept after it
+	maxOutLines    = 4096          // lines returned with a baseline
+	tailLines      = 2             // lines before the exit line always returned
+	secondMargin   = 10            // a runner-up block this close is returned too
+	secondLines    = 4             // lines of the runner-up block returned
+	summaryBonus   = 15            // for a block in a failure summary section
+	retriedPenalty = 35            // for a block the tool recovered from by trying again
+	lastErrorBonus = 4             // for the block printed just before the failing exit line
 )
 
 // region is the part of the log where the failure happened: the failing step
@@ -34,6 +36,8 @@ func (r region) holds(b *block) bool {
 // ranking is the localiser's verdict.
 type ranking struct {
 	cause   storedLine
+	test    string     // the failing test, when a runner named it
+	named   storedLine // the runner's line naming that test, when it is not the cause
 	context []storedLine
 	cmd     string
 	cmdLine int
@@ -109,14 +113,19 @@ func (z *localizer) rank(total int, spans []StepSpan) ranking {
 	if best == nil {
 		return out
 	}
-	out.cause = best.lines[best.best]
+	ex := z.explain(best, reg)
+	out.cause, out.test, out.named = ex.cause, ex.test, ex.verdict
 	out.cmd, out.cmdLine = best.cmd, best.cmdLine
 	lo, hi := max(0, best.best-contextBefore), min(len(best.lines), best.best+contextAfter+1)
-	for i := lo; i < hi; i++ {
-		if i != best.best {
-			out.context = append(out.context, best.lines[i])
+	if ex.verdict.n != 0 {
+		if other := z.blockOf(ex.cause.n); other != nil && other != best {
+			out.context = append(out.context, other.lines...)
 		}
 	}
+	for i := lo; i < hi; i++ {
+		out.context = append(out.context, best.lines[i])
+	}
+	out.context = without(out.context, out.cause.n, out.named.n)
 	if second != nil && second != best {
 		lo, hi := max(0, second.best-1), min(len(second.lines), second.best+secondLines)
 		if promoted {
@@ -252,7 +261,7 @@ func (z *localizer) blockScore(b *block, reg region, spans []StepSpan) int {
 		s -= 40 * b.baseHits / b.anchors
 	}
 	if b.retried {
-		s -= 12
+		s -= retriedPenalty // the tool tried again: a later error is the cause
 	}
 	return s
 }
@@ -358,4 +367,34 @@ func (z *localizer) nextFailure(reg region, spans []StepSpan) []storedLine {
 	}
 	lo, hi := max(0, best.best-1), min(len(best.lines), best.best+secondLines)
 	return best.lines[lo:hi]
+}
+
+// blockOf returns the candidate block that holds line n, or nil.
+func (z *localizer) blockOf(n int) *block {
+	for _, b := range z.blocks {
+		if b.first <= n && b.last >= n {
+			for _, l := range b.lines {
+				if l.n == n {
+					return b
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// without returns lines minus those numbered ns, and minus repeats.
+func without(lines []storedLine, ns ...int) []storedLine {
+	seen := map[int]bool{}
+	for _, n := range ns {
+		seen[n] = true
+	}
+	out := lines[:0]
+	for _, l := range lines {
+		if !seen[l.n] {
+			seen[l.n] = true
+			out = append(out, l)
+		}
+	}
+	return out
 }

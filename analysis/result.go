@@ -46,6 +46,10 @@ type Result struct {
 	// it names (127.0.0.1:32443).
 	ErrorKind string `json:"error_kind,omitempty"`
 	Endpoint  string `json:"endpoint,omitempty"`
+	// Test names the failing test when a test runner reported one (the
+	// innermost of nested tests: "chainsaw/workload-placement"); it leads the
+	// signature.
+	Test string `json:"test,omitempty"`
 	// TotalLines is the number of lines read.
 	TotalLines int `json:"total_lines"`
 	// Steps are the step spans recovered from the log, in order.

@@ -183,7 +183,7 @@ func ruleClass(in ruleInput, tt, ltt []byte, found kwSet) lineClass {
 		return npmClass(ltt)
 	}
 	switch {
-	case isGenericLower(ltt):
+	case isGenericLower(ltt) && !severe(found):
 		return clsGeneric
 	case isCompilerDiag(tt, ltt):
 		return clsCompiler
@@ -243,7 +243,8 @@ func isWarning(l []byte) bool {
 }
 
 // softeners mark errors that the tool itself recovers from.
-var softeners = []string{"retrying", "will retry", "retry in", "trying again", "running it again", "rerun", "back off", "backing off", "ignored", "ignoring", "(ignored)", "non-fatal", "nonfatal", "skipping", "continuing"}
+var softeners = []string{"retrying", "will retry", "retry in", "trying again", "running it again", "rerun", "back off", "backing off", "ignored", "ignoring", "(ignored)", "non-fatal", "nonfatal", "skipping", "continuing",
+	"installing it now", "creating it", "will be created", "falling back", "using default"}
 
 // npmClass classifies "npm ERR!" lines: the error code and the network or
 // registry detail are causes, the rest wraps a failed script.

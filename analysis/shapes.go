@@ -117,7 +117,8 @@ func locationLine(tt, l []byte) bool {
 func isTestFailure(tt, l []byte) bool {
 	switch {
 	case hasAnyPrefix(l, "--- fail", "fail:", "fail ", "failed ", "failed:", "[fail]", "not ok ", "\u2717", "\u2715", "\u00d7 ", "\u274c", "\u25cf ", "error collecting", "error at setup", "error at teardown", "flaky test failed"):
-		return !bytes.HasPrefix(l, []byte("failed to ")) && !bytes.HasPrefix(l, []byte("fail to "))
+		// Jest's "● Console" holds captured console output, not a failure
+		return !bytes.HasPrefix(l, []byte("failed to ")) && !bytes.HasPrefix(l, []byte("fail to ")) && string(bytes.TrimSpace(l)) != "\u25cf console"
 	case containsAny(l, "<<< failure!", "<<< error!", " ... fail", " ... error", "[fail]", " failed on line", "[failed]", " fail: ", " - failed", ": failed."):
 		return true
 	case containsAny(tt, " FAILED", " FAIL ", " FAIL:", "FAILED CONSISTENTLY"):
@@ -201,6 +202,9 @@ func isException(tt, l []byte) bool {
 		tt = bytes.TrimLeft(tt[1:], " ")
 		l = l[len(l)-len(tt):]
 	}
+	if bytes.Equal(bytes.TrimSpace(l), []byte("caused by:")) {
+		return false // a heading: the cause follows on the next line
+	}
 	if hasAnyPrefix(l, "exception in thread", "panic: ", "fatal error", "fatal: ", "caused by:", "** (", "uncaught ", "unhandled ", "thread '", "terminate called", "segmentation fault", "assertion failed", "assertionerror") {
 		return true
 	}
@@ -246,6 +250,22 @@ var infraSet = func() (s kwSet) {
 
 func isInfra(found kwSet) bool { return found[0]&infraSet[0] != 0 || found[1]&infraSet[1] != 0 }
 
+// severeSet holds the words that make a wrapper line worth reading: a signal
+// or an exhausted resource ends the process the wrapper reports on
+// ("process didn't exit successfully: … (signal: 9, SIGKILL: kill)").
+var severeSet = vocabSet("sigkill", "sigsegv", "sigabrt", "out of memory", "oom", "no space left", "segmentation fault", "core dumped")
+
+func severe(found kwSet) bool { return found[0]&severeSet[0] != 0 || found[1]&severeSet[1] != 0 }
+
+// vocabSet returns the set of the given vocabulary words.
+func vocabSet(words ...string) (s kwSet) {
+	for _, w := range words {
+		i := kwID(w)
+		s[i/64] |= 1 << (i % 64)
+	}
+	return s
+}
+
 // isErrorStatement recognises lines that state an error in a tool's voice.
 func isErrorStatement(tt, l []byte) bool {
 	if hasAnyPrefix(l, "error", "[error", "fatal", "failed", "failure", "critical", "[critical", "severe", "err!", "npm err!", "yarn err", "e: ", "e/", "could not", "cannot", "unable to", "can't", "couldn't") {
@@ -289,6 +309,8 @@ func isHeader(tt []byte) bool {
 	case bytes.HasPrefix(tt, []byte("===")) && containsAny(tt, " FAILURES ", " ERRORS "):
 		return true
 	case hasAnyPrefix(tt, "Failures:", "Failed tests:", "Tests in error:", "FAILURES!", "ERRORS!", "\u25cf "):
+		return true
+	case string(bytes.TrimSpace(tt)) == "Caused by:":
 		return true
 	}
 	j := 0

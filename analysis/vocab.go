@@ -225,8 +225,8 @@ func inNameToken(lc []byte, i, n int) bool {
 	if bytes.IndexByte(tok, '/') >= 0 || bytes.IndexByte(tok, '\\') >= 0 {
 		return true
 	}
-	if i > ts && (lc[i-1] == '-' || lc[i-1] == '_') {
-		return true
+	if i > ts && (lc[i-1] == '-' || lc[i-1] == '_') || i+n < te && lc[i+n] == '_' {
+		return true // "libgpg-error", "on_error", "error_page"
 	}
 	for k := i + n; k+1 < te; k++ {
 		if lc[k] == '.' && isLetter(lc[k+1]) {
