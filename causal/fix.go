@@ -134,6 +134,9 @@ func (x *explainer) siteOf(n *harness.Node) (patch.Site, error) {
 		s.Host = patch.HostScript
 		s.Line, s.EndLine = first, last
 	case hostKind == harness.NodeStep && host.Step != nil && host.File == n.File:
+		if sh := x.stepShell(host.Step); !posixShell(sh) {
+			return patch.Site{}, noFix("step %q runs in %s, and Polylane writes its edits in POSIX shell only", host.Step.DisplayName(), sh)
+		}
 		s.Host = patch.HostRun
 		s.Line, s.EndLine = first, last
 		s.RunKeyLine = host.Step.RunKeyLine
@@ -141,6 +144,42 @@ func (x *explainer) siteOf(n *harness.Node) (patch.Site, error) {
 		return patch.Site{}, noFix("the command lives in %s, which Polylane does not patch", n.File)
 	}
 	return s, nil
+}
+
+// stepShell returns the shell a run: step runs in: its own shell:, the
+// job's or the workflow's defaults.run.shell, else the runner's default
+// (pwsh on Windows runners, bash elsewhere).
+func (x *explainer) stepShell(s *harness.Step) string {
+	if s.Shell != "" {
+		return s.Shell
+	}
+	if x.job != nil && x.job.DefaultShell != "" {
+		return x.job.DefaultShell
+	}
+	if x.wf != nil && x.wf.DefaultShell != "" {
+		return x.wf.DefaultShell
+	}
+	if x.job != nil && strings.Contains(strings.ToLower(x.job.RunsOn), "windows") {
+		return "pwsh"
+	}
+	return "bash"
+}
+
+// posixShell reports whether a shell: value runs a POSIX shell.
+func posixShell(shell string) bool {
+	f := strings.Fields(shell)
+	if len(f) == 0 {
+		return true
+	}
+	prog := f[0]
+	if i := strings.LastIndexAny(prog, `/\`); i >= 0 {
+		prog = prog[i+1:]
+	}
+	switch strings.TrimSuffix(strings.ToLower(prog), ".exe") {
+	case "bash", "sh", "dash", "zsh", "ksh":
+		return true
+	}
+	return false
 }
 
 // taskEntrySite returns the site of the whole Taskfile cmds entry holding n.

@@ -50,7 +50,10 @@ func readStepLog(in Input, causeN int) (*stepLog, error) {
 	}
 	defer rc.Close()
 	sc := analysis.NewScanner(rc, analysis.Options{Steps: in.Job.Steps})
-	var ring []logLine
+	// ring keeps the failing step's lines; all keeps every main line, for
+	// logs whose step markers are missing (nothing but the cause line then
+	// falls in the step).
+	var ring, all []logLine
 	after := 0
 	for sc.Scan() {
 		l := sc.Line()
@@ -61,24 +64,24 @@ func readStepLog(in Input, causeN int) (*stepLog, error) {
 				break
 			}
 		}
-		if !inStep(l, in.Step, causeN) {
+		main := l.Kind != analysis.KindPostJob && l.Kind != analysis.KindCleanup
+		in := inStep(l, in.Step, causeN)
+		if !in && !main {
 			continue
 		}
-		text := l.Text
-		if len(text) > maxLineText {
-			text = text[:maxLineText]
+		ll := viewLine(l)
+		if in {
+			ring = keepLine(ring, ll, causeN)
 		}
-		ll := logLine{N: l.N, Text: text, Kind: l.Kind, Sec: -1}
-		if !l.Time.IsZero() {
-			ll.Sec = float64(l.Time.Hour()*3600+l.Time.Minute()*60+l.Time.Second()) + float64(l.Time.Nanosecond())/1e9
-		}
-		ring = append(ring, ll)
-		if len(ring) > maxViewLines && (causeN <= 0 || l.N < causeN) {
-			ring = append(ring[:0:0], ring[len(ring)-maxViewLines/2:]...)
+		if main {
+			all = keepLine(all, ll, causeN)
 		}
 	}
 	if err := sc.Err(); err != nil {
 		return sl, fmt.Errorf("read log of job %d: %w", in.Job.ID, err)
+	}
+	if len(ring) <= 1 && len(all) > len(ring) {
+		ring = all
 	}
 	sl.Lines = ring
 	for i, l := range ring {
@@ -87,6 +90,29 @@ func readStepLog(in Input, causeN int) (*stepLog, error) {
 		}
 	}
 	return sl, nil
+}
+
+// viewLine converts a scanned line, capping its text.
+func viewLine(l analysis.LogLine) logLine {
+	text := l.Text
+	if len(text) > maxLineText {
+		text = text[:maxLineText]
+	}
+	ll := logLine{N: l.N, Text: text, Kind: l.Kind, Sec: -1}
+	if !l.Time.IsZero() {
+		ll.Sec = float64(l.Time.Hour()*3600+l.Time.Minute()*60+l.Time.Second()) + float64(l.Time.Nanosecond())/1e9
+	}
+	return ll
+}
+
+// keepLine appends l to a bounded ring: before the cause, only the last
+// lines are kept.
+func keepLine(ring []logLine, l logLine, causeN int) []logLine {
+	ring = append(ring, l)
+	if len(ring) > maxViewLines && (causeN <= 0 || l.N < causeN) {
+		ring = append(ring[:0:0], ring[len(ring)-maxViewLines/2:]...)
+	}
+	return ring
 }
 
 // inStep reports whether a line belongs to the failing step. Lines of logs
