@@ -261,7 +261,7 @@ func (s *rsScenario) stepHeader(c *rsCtx, l *rsLog, st rsStep) {
 
 func checkoutLines(c *rsCtx) []string {
 	repo := c.s.repo
-	return []string{
+	out := []string{
 		"Syncing repository: " + repo,
 		"##[group]Getting Git version info",
 		"Working directory is '" + c.ws + "'",
@@ -289,6 +289,12 @@ func checkoutLines(c *rsCtx) []string {
 		"[command]/usr/bin/git log -1 --format=%H",
 		c.r.sha,
 	}
+	if c.s.runner.windows {
+		for i, l := range out {
+			out[i] = strings.ReplaceAll(l, "[command]/usr/bin/git", `[command]"C:\Program Files\Git\bin\git.exe"`)
+		}
+	}
+	return out
 }
 
 func checkoutPostLines(c *rsCtx) []string {

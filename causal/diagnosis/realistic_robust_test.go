@@ -1,0 +1,217 @@
+package diagnosis
+
+import (
+	"bytes"
+	"fmt"
+	"io/fs"
+	"os"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/polylane/polylane/causal"
+	"github.com/polylane/polylane/causal/patch/patchtest"
+)
+
+// rsWindowsNuGet: a .NET service built on windows-latest with pwsh steps;
+// NuGet's service index is unreachable now and then.
+func rsWindowsNuGet() *rsScenario {
+	workflow := `name: build
+
+on:
+  push:
+    branches: [main]
+
+jobs:
+  test:
+    runs-on: windows-latest
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-dotnet@v4
+        with:
+          dotnet-version: '8.0.x'
+      - name: Restore
+        run: dotnet restore Ledger.sln
+      - name: Test
+        run: dotnet test Ledger.sln --no-restore --logger trx
+`
+	ws := `D:\a\ledger-api\ledger-api`
+	return &rsScenario{
+		name: "rs-windows-nuget", repo: "northbeam/ledger-api", repoID: 612004871, workflow: "build",
+		path: ".github/workflows/build.yml", wfID: 55123004, jobName: "test", runner: rsRunner{labels: []string{"windows-latest"}, windows: true},
+		steps: []rsStep{checkout(),
+			{uses: "actions/setup-dotnet@v4", with: []string{"dotnet-version: 8.0.x"}, secs: [2]int{5, 20}, out: func(*rsCtx) []string {
+				return []string{`[command]C:\Users\runneradmin\AppData\Local\Temp\dotnet-install.ps1 -Channel 8.0`, "dotnet-install: Installed version is 8.0.404"}
+			}},
+			{name: "Restore", run: []string{"dotnet restore Ledger.sln"}, secs: [2]int{20, 40}, out: func(*rsCtx) []string {
+				return []string{"  Determining projects to restore...", `  Restored ` + ws + `\src\Ledger.Api\Ledger.Api.csproj (in 9.1 sec).`}
+			}},
+			{name: "Test", run: []string{"dotnet test Ledger.sln --no-restore --logger trx"}, secs: [2]int{60, 90}, out: func(*rsCtx) []string {
+				return []string{"Passed!  - Failed:     0, Passed:   412, Skipped:     3, Total:   415, Duration: 41 s - Ledger.Tests.dll (net8.0)"}
+			}},
+		},
+		files:   map[string]string{".github/workflows/build.yml": workflow, "Ledger.sln": "Microsoft Visual Studio Solution File, Format Version 12.00\n"},
+		history: "....N.......N.....N....N",
+		failures: map[byte]rsFailure{
+			'N': {step: "Restore", exit: 1, secs: [2]int{100, 110}, out: func(*rsCtx) []string {
+				return []string{"  Determining projects to restore...",
+					ws + `\src\Ledger.Api\Ledger.Api.csproj : error NU1301: Unable to load the service index for source https://api.nuget.org/v3/index.json. [` + ws + `\Ledger.sln]`,
+					ws + `\tests\Ledger.Tests\Ledger.Tests.csproj : error NU1301: Unable to load the service index for source https://api.nuget.org/v3/index.json. [` + ws + `\Ledger.sln]`}
+			}},
+		},
+		authors: []string{"m-ostrowski"}, messages: []string{"Ledger: close periods", "Api: paging"},
+		start: time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC),
+	}
+}
+
+// robustCase is a variant of a realistic scenario that stresses the
+// pipeline's input handling.
+type robustCase struct {
+	name   string
+	build  func() *rsScenario
+	adjust func(files map[string][]byte)
+	// mechanism is the category the pipeline must report ("" = any).
+	mechanism string
+	patch     bool
+	budget    time.Duration
+}
+
+func TestRealisticRobustness(t *testing.T) {
+	cases := []robustCase{
+		{name: "repo without the workflow file", build: func() *rsScenario {
+			s := rsWaitBeforeCreate()
+			delete(s.files, s.path)
+			return s
+		}},
+		{name: "failing uses step with an unknown message", mechanism: causal.Unknown, build: func() *rsScenario {
+			s := rsBrokenCredentials()
+			s.failures['L'] = rsFailure{step: "Log in to Quay", out: func(*rsCtx) []string {
+				return []string{"##[error]Invalid value 'quay.io/v2' for input 'registry': expected a host name"}
+			}}
+			return s
+		}},
+		{name: "windows runner with backslash paths", mechanism: causal.TransientNetwork, build: rsWindowsNuGet},
+		{name: "log without group markers", mechanism: causal.TransientNetwork, patch: true, build: rsPipNetwork,
+			adjust: func(files map[string][]byte) {
+				for name, data := range files {
+					if strings.HasPrefix(name, "logs/") {
+						files[name] = dropLines(data, "##[group]", "##[endgroup]")
+					}
+				}
+			}},
+		{name: "20k-line failing log", mechanism: causal.ResourceExhaustion, patch: true, budget: 20 * time.Second, build: rsOOM,
+			adjust: func(files map[string][]byte) {
+				for name, data := range files {
+					if strings.HasPrefix(name, "logs/") {
+						files[name] = padBefore(data, "Caused by:", 20000)
+					}
+				}
+			}},
+	}
+	for _, tc := range cases {
+		t.Run(tc.name, func(t *testing.T) { checkRobust(t, tc) })
+	}
+}
+
+func checkRobust(t *testing.T, tc robustCase) {
+	s := tc.build()
+	files := s.render()
+	delete(files, "expect.json")
+	if tc.adjust != nil {
+		tc.adjust(files)
+	}
+	dir := t.TempDir()
+	if err := writeFiles(dir, files); err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	out, sc, err := DiagnoseScenario(os.DirFS(dir), Options{})
+	if err != nil {
+		t.Fatalf("diagnose: %v", err)
+	}
+	if took := time.Since(start); tc.budget > 0 && took > tc.budget {
+		t.Errorf("diagnose took %v, budget %v", took, tc.budget)
+	}
+	d := out.Diagnosis
+	checkContract(t, d)
+	if d.Chain == nil {
+		t.Fatal("no chain")
+	}
+	m := d.Chain.Mechanism
+	if tc.mechanism != "" && m.Category != tc.mechanism {
+		t.Errorf("mechanism = %q (%s), want %q", m.Category, m.Summary, tc.mechanism)
+	}
+	if m.Category == causal.Unknown && d.Patch != nil {
+		t.Errorf("a patch without a mechanism: %s", d.Patch.Diff)
+	}
+	if (d.Patch != nil) != tc.patch {
+		t.Errorf("patch present = %v, want %v (%s)", d.Patch != nil, tc.patch, d.WhyThisFix)
+	}
+	if d.Patch != nil {
+		if err := patchtest.ApplyCheck(t, sc.Repo(), d.Patch.Diff); err != nil {
+			t.Errorf("git apply --check: %v\n%s", err, d.Patch.Diff)
+		}
+	}
+	checkFileEvidence(t, sc.Repo(), d.Chain)
+	t.Logf("%s: %s", m.Category, m.Summary)
+}
+
+// checkFileEvidence checks that every file the chain cites exists and has
+// the cited line: no claim about a file that is not there.
+func checkFileEvidence(t *testing.T, repo fs.FS, c *causal.Chain) {
+	t.Helper()
+	cite := func(what, file string, line int) {
+		if file == "" {
+			return
+		}
+		data, err := fs.ReadFile(repo, file)
+		if err != nil {
+			t.Errorf("%s cites %s, which the repository does not have", what, file)
+			return
+		}
+		if n := bytes.Count(data, []byte("\n")) + 1; line < 1 || line > n {
+			t.Errorf("%s cites %s:%d, outside its %d lines", what, file, line, n)
+		}
+	}
+	cite("producer", c.Producer.File, c.Producer.Line)
+	for _, e := range c.Evidence {
+		if e.Kind == causal.EvidenceFile {
+			cite("evidence "+e.ID, e.File, e.Line)
+		}
+	}
+}
+
+// dropLines removes the log lines that contain any of marks.
+func dropLines(data []byte, marks ...string) []byte {
+	var out [][]byte
+	for _, l := range bytes.SplitAfter(data, []byte("\n")) {
+		keep := true
+		for _, m := range marks {
+			if bytes.Contains(l, []byte(m)) {
+				keep = false
+			}
+		}
+		if keep {
+			out = append(out, l)
+		}
+	}
+	return bytes.Join(out, nil)
+}
+
+// padBefore inserts n timestamped compiler lines before the line holding
+// mark (the log is unchanged without it).
+func padBefore(data []byte, mark string, n int) []byte {
+	i := bytes.Index(data, []byte(mark))
+	if i < 0 {
+		return data
+	}
+	i = bytes.LastIndexByte(data[:i], '\n') + 1
+	stamp := string(data[i : i+28])
+	var b bytes.Buffer
+	b.Write(data[:i])
+	for k := 0; k < n; k++ {
+		fmt.Fprintf(&b, "%s warning: unused variable `tile_%d` in crates/render/src/gen/tiles_%d.rs:%d:9\n", stamp, k, k%97, k%400+1)
+	}
+	b.Write(data[i:])
+	return b.Bytes()
+}
