@@ -22,19 +22,23 @@ func (z *localizer) explain(best *block, reg region) explanation {
 	if ft == nil {
 		return ex
 	}
-	ex.test = ft.name
-	if ft.n != cause.n || !ft.bare && !ft.header {
+	ex.test = z.tests.fullName(ft.name)
+	if ft.n != cause.n {
 		return ex
 	}
 	var why *storedLine
 	switch {
 	case ft.header:
 		why = detailAfter(best, ft.n)
-	default:
+	case ft.bare:
 		why = z.insideTest(ft)
 		if why == nil {
 			why = detailAfter(best, ft.n)
 		}
+	default:
+		// a summary line with a message ("FAILED a.py::t - assert 1 == 2"):
+		// the details printed under the test's own header say more
+		why = z.detailsElsewhere(ft)
 	}
 	if why != nil {
 		ex.cause, ex.verdict = *why, cause
@@ -109,10 +113,10 @@ func (z *localizer) insideTest(ft *failedTest) *storedLine {
 
 // detailsElsewhere finds the details a runner printed for a test under a
 // header of their own (cargo's "---- name stdout ----", pytest's "___ name
-// ___") after naming it in a progress line.
+// ___") when another line (progress or summary) names the test.
 func (z *localizer) detailsElsewhere(ft *failedTest) *storedLine {
 	for _, h := range z.tests.failed {
-		if !h.header || h.n <= ft.n || !sameTest(h.name, ft.name) {
+		if !h.header || h.n == ft.n || !sameTest(h.name, ft.name) {
 			continue
 		}
 		for _, b := range z.blocks {

@@ -209,3 +209,15 @@ func (t *testTracker) goTestHolding(n int, inner []failedTest) *failedTest {
 	}
 	return best
 }
+
+// fullName returns the longest name the runner gave the test: pytest names
+// a test "test_b[x]" in its details and "tests/a.py::test_b[x]" in its
+// summary.
+func (t *testTracker) fullName(name string) string {
+	for _, ft := range t.failed {
+		if len(ft.name) > len(name) && strings.HasSuffix(ft.name, "::"+name) {
+			return ft.name
+		}
+	}
+	return name
+}
