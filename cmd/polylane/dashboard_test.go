@@ -81,7 +81,7 @@ func TestServeMountsTheDashboard(t *testing.T) {
 	logs := &bytes.Buffer{}
 	addr := waitListening(t, stderr, logs)
 	for _, tc := range []struct{ path, body string }{
-		{"/", "Nothing to show yet"}, {"/api/v1/overview", `"installations": []`}, {"/healthz", "ok"},
+		{"/", "Nothing to show yet"}, {"/api/v1/overview", `"installations":[]`}, {"/healthz", "ok"},
 		{"/static/dashboard.css", "--fg"},
 	} {
 		status, body := httpGet(t, "http://"+addr+tc.path)

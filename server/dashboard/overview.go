@@ -51,7 +51,13 @@ type WorkflowRate struct {
 	Days        []DayRate `json:"days"`
 	TopClass    *ClassRef `json:"top_class"`
 
-	Sparkline template.HTML `json:"-"`
+	windowDays int
+}
+
+// Sparkline draws the daily failure rates; pages call it, the API does not.
+func (w WorkflowRate) Sparkline() template.HTML {
+	return sparkline(fmt.Sprintf("Failure rate of %s per day over %d days: %s overall (%d of %d finished runs failed)",
+		w.Name, w.windowDays, pct(w.FailureRate), w.Failed, w.Failed+w.Succeeded), w.Days)
 }
 
 // DayRate is one day of a workflow's runs.
@@ -195,8 +201,7 @@ func (d *Dashboard) workflowRates(ctx context.Context, names map[int64]string) (
 			wr.TopClass = &ClassRef{ID: c.ClassID, Step: c.Step, Signature: c.Signature, Verdict: c.Verdict, Runs: c.Runs,
 				URL: classPath(names[w.RepositoryID], c.ClassID)}
 		}
-		wr.Sparkline = sparkline(fmt.Sprintf("Failure rate of %s per day over %d days: %s overall (%d of %d finished runs failed)",
-			w.Name, win.Days, pct(wr.FailureRate), wr.Failed, wr.Failed+wr.Succeeded), wr.Days)
+		wr.windowDays = win.Days
 		out[w.RepositoryID] = append(out[w.RepositoryID], wr)
 	}
 	return out, win, nil

@@ -200,9 +200,9 @@ func (d *Dashboard) notFound(w http.ResponseWriter, r *http.Request) {
 	d.pageError(w, r, errNotFound)
 }
 
-// writeJSON writes a value as indented JSON.
+// writeJSON writes a value as JSON.
 func writeJSON(w http.ResponseWriter, code int, v any) {
-	b, err := json.MarshalIndent(v, "", "  ")
+	b, err := json.Marshal(v)
 	if err != nil {
 		writeJSONError(w, http.StatusInternalServerError, "encode response")
 		return

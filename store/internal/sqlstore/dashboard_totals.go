@@ -7,7 +7,7 @@ import (
 	"github.com/polylane/polylane/store"
 )
 
-// OutcomeDays sums per-day run counts into succeeded and failed runs.
+// OutcomeDays reads the per-day sums of runs, succeeded and failed runs.
 func (s *Records) OutcomeDays(ctx context.Context, q store.DayQuery) ([]store.OutcomeDay, error) {
 	if err := checkRepos(q.RepositoryIDs); err != nil {
 		return nil, err
@@ -20,10 +20,8 @@ func (s *Records) OutcomeDays(ctx context.Context, q store.DayQuery) ([]store.Ou
 	if q.WorkflowID != 0 {
 		f.add("workflow_id = ?", q.WorkflowID)
 	}
-	query := `SELECT repository_id, workflow_id, day, sum(runs),
-    sum(CASE WHEN conclusion = 'success' THEN runs ELSE 0 END),
-    sum(CASE WHEN conclusion IN ('failure', 'timed_out', 'startup_failure') THEN runs ELSE 0 END)
-FROM dashboard_run_days` + f.where() + ` GROUP BY repository_id, workflow_id, day ORDER BY repository_id, workflow_id, day`
+	query := `SELECT repository_id, workflow_id, day, runs, succeeded, failed FROM dashboard_outcome_days` + f.where() +
+		` ORDER BY repository_id, workflow_id, day`
 	var list []store.OutcomeDay
 	err := s.db.Read(ctx, func(tx Tx) error {
 		rows, err := tx.Query(ctx, query, f.args...)
