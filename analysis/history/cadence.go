@@ -1,6 +1,7 @@
 package history
 
 import (
+	"cmp"
 	"fmt"
 	"strings"
 	"unicode"
@@ -51,6 +52,24 @@ var ciVerbs = map[string]bool{
 	"typecheck": true, "vet": true, "measure": true, "profile": true, "preview": true,
 }
 
+// verbNouns are CI verbs whose noun is another word: "Migrate database" is
+// named "database migration", "Verify" "verification".
+var verbNouns = map[string]string{
+	"migrate": "migration", "initialize": "initialization", "verify": "verification", "validate": "validation",
+	"configure": "configuration", "prepare": "preparation", "compile": "compilation", "generate": "generation",
+	"authenticate": "authentication", "analyze": "analysis", "analyse": "analysis", "provision": "provisioning",
+	"publish": "publishing", "deliver": "delivery",
+}
+
+// nounVerbs are CI verbs that are nouns as they stand ("Build" -> "build").
+var nounVerbs = map[string]bool{
+	"install": true, "build": true, "test": true, "lint": true, "check": true, "deploy": true, "upload": true,
+	"download": true, "fetch": true, "pull": true, "push": true, "login": true, "cache": true, "restore": true,
+	"clone": true, "release": true, "scan": true, "start": true, "launch": true, "boot": true, "upgrade": true,
+	"update": true, "sync": true, "bundle": true, "audit": true, "benchmark": true, "export": true, "import": true,
+	"merge": true, "typecheck": true, "smoke": true, "init": true, "seed": true, "preview": true,
+}
+
 // genericVerbs say nothing about what a step does ("Run X", "Set up X").
 var genericVerbs = map[string]bool{
 	"run": true, "execute": true, "exec": true, "do": true, "perform": true, "invoke": true,
@@ -58,8 +77,10 @@ var genericVerbs = map[string]bool{
 }
 
 // StepNoun derives a short noun for a step name: the gerund of a CI verb
-// ("Provision Kind + Karmada environment" -> "provisioning"), object and verb
-// for a one-word object ("Install dependencies" -> "dependency install"), or a
+// ("Provision Kind + Karmada environment" -> "provisioning"), object and noun
+// for a one-word object ("Install dependencies" -> "dependency install",
+// "Migrate database" -> "database migration"), the verb's noun alone
+// ("Build" -> "build", "Verify" -> "verification"), or a
 // short noun phrase in the singular ("Unit tests" -> "unit test", "Run Chainsaw
 // e2e suites" -> "Chainsaw e2e suite"). It returns "" when no good noun can be
 // derived (commands, paths, long names).
@@ -70,8 +91,15 @@ func StepNoun(step string) string {
 	}
 	first := strings.ToLower(words[0])
 	if ciVerbs[first] {
-		if len(words) == 2 && plainWord(words[1]) {
-			return caseWord(singular(words[1]), 1) + " " + first
+		noun := verbNouns[first]
+		if noun == "" && nounVerbs[first] {
+			noun = first
+		}
+		switch {
+		case len(words) == 1 && noun != "":
+			return noun
+		case len(words) == 2 && plainWord(words[1]):
+			return caseWord(singular(words[1]), 1) + " " + cmp.Or(noun, first)
 		}
 		return gerund(first)
 	}
