@@ -93,6 +93,9 @@ func atoi(s string) int {
 // failedUnit says which retries wrap the emitter and its neighbours today.
 func (x *explainer) failedUnit() FailedUnit {
 	if x.em.Node == nil {
+		if fu, ok := x.runnerUnit(); ok {
+			return fu
+		}
 		if x.step != nil {
 			return FailedUnit{Summary: fmt.Sprintf("the step %q has no retry around the failing command that Polylane could see", x.step.DisplayName())}
 		}
@@ -226,6 +229,9 @@ func (x *explainer) neighbours() []*harness.Node {
 // producer's unit.
 func (x *explainer) blastRadius() BlastRadius {
 	if x.producer == nil {
+		if b, ok := x.serviceBlast(x.chain.Producer.Symbol); ok {
+			return b
+		}
 		if x.regression() {
 			return BlastRadius{Summary: "not a harness failure: the change that broke the build is the thing to look at"}
 		}
