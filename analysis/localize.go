@@ -273,13 +273,14 @@ var retryWords = []string{"retry", "retrying", "back off", "backing off", "tryin
 // last one ("attempt 5/5 failed, giving up") and not the script that prints
 // such notices (`echo "attempt ${n}/5 failed"`).
 func retryNotice(lc []byte) bool {
+	retry := containsAny(lc, retryWords...)
+	if !retry && !bytes.Contains(lc, []byte("attempt")) {
+		return false
+	}
 	if containsAny(lc, definitive...) || bytes.Contains(lc, []byte("${")) {
 		return false
 	}
-	if containsAny(lc, retryWords...) {
-		return true
-	}
-	return bytes.Contains(lc, []byte("attempt")) && containsAny(lc, "sleeping", "waiting", "failed", "did not succeed", "unsuccessful")
+	return retry || containsAny(lc, "sleeping", "waiting", "failed", "did not succeed", "unsuccessful")
 }
 
 // noteCommand remembers the last command echoed before the current line.

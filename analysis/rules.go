@@ -150,9 +150,10 @@ func structural(in ruleInput, tt []byte, f *feature) bool {
 		f.flags |= fCaret
 		return true
 	}
-	if isFrame(tt) {
+	pos := pathLineEnd(tt)
+	if isFrame(tt, pos) {
 		f.flags |= fFrame
-	} else if pathLineEnd(tt) > 0 {
+	} else if pos > 0 {
 		f.flags |= fDiag
 	}
 	if isHeader(tt) {
@@ -225,6 +226,9 @@ func adjust(score int, c lineClass, tt, ltt []byte, f *feature) int {
 	}
 	if zeroCount(ltt) {
 		return score / 10
+	}
+	if score < anchorScore {
+		return score // too weak to lead a block either way
 	}
 	for _, s := range softeners {
 		if bytes.Contains(ltt, []byte(s)) {

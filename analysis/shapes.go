@@ -274,8 +274,9 @@ func isErrorStatement(tt, l []byte) bool {
 	return containsAny(l, ": error", ": fatal", " error:", "error -", " err!", "failed to ", ": failed", "not found", "does not exist", "unable to", "could not", "cannot ", "no such")
 }
 
-// isFrame recognises stack-trace frames of common runtimes.
-func isFrame(tt []byte) bool {
+// isFrame recognises stack-trace frames of common runtimes; pos is
+// pathLineEnd(tt).
+func isFrame(tt []byte, pos int) bool {
 	switch {
 	case hasAnyPrefix(tt, "at ", "File \"", "from /", "--- End of", "Caused by:", "goroutine ", "(elixir", "(stdlib", "(ex_unit", "(mix", "(erts", "#") && len(tt) > 3:
 		return tt[0] != '#' || isDigit(tt[1])
@@ -285,11 +286,8 @@ func isFrame(tt []byte) bool {
 	if i := bytes.Index(tt, []byte(".go:")); i > 0 && bytes.Contains(tt, []byte(" +0x")) {
 		return true
 	}
-	if bytes.Contains(tt, []byte(":in `")) || bytes.Contains(tt, []byte(":in '")) {
-		return true // ruby: "/x/y.rb:15:in `<main>'"
-	}
-	if e := pathLineEnd(tt); e > 0 && bytes.HasPrefix(bytes.TrimLeft(tt[e:], " "), []byte("in ")) {
-		return true // pytest: "tests/test_x.py:143: in test_y"
+	if pos > 0 && bytes.HasPrefix(bytes.TrimLeft(tt[pos:], " "), []byte("in ")) {
+		return true // ruby "/x/y.rb:15:in `<main>'", pytest "tests/t.py:143: in test_y"
 	}
 	// rust and gdb backtraces: "12: 0x55d1…" or "12: std::rt::…"
 	j := 0
