@@ -99,7 +99,9 @@ func (t *Timeline) Annotate(classes []Class, triggerID int64) {
 }
 
 // Decide gives the verdict on the trigger's class c (annotated):
-//   - new: the window has fewer than MinHistory runs;
+//   - new: the window has fewer than MinHistory runs, or the class is one
+//     run of an environmental family (network, rate limit, timeout, port,
+//     resource) that nothing before resembles;
 //   - flaky: the class is intermittent;
 //   - broken: the class is persistent and no run of the window before it was
 //     green for its step;
@@ -120,6 +122,10 @@ func (t *Timeline) Decide(c Class) Verdict {
 			Reason: fmt.Sprintf("The same failure came and went: %d %s failed this way, with %d green %s of the step in between.",
 				c.Count, plural(c.Count, "run", "runs"), greens, plural(greens, "run", "runs"))}
 	}
+	if c.Count == 1 && transientFamily[c.Family] {
+		return Verdict{Kind: New, Confidence: 0.6,
+			Reason: fmt.Sprintf("Only this run failed this way in the window, and a %s failure is usually environmental; one run is too little to tell a flake from a regression.", c.Family)}
+	}
 	before := t.greensBetween(c, 0, first)
 	if before == 0 {
 		return Verdict{Kind: Broken, Confidence: math.Min(0.95, 0.6+0.05*float64(c.Count)),
@@ -130,6 +136,12 @@ func (t *Timeline) Decide(c Class) Verdict {
 		Reason: fmt.Sprintf("The step passed in %d earlier %s, then failed this way in every run since commit %s (%d %s).",
 			before, plural(before, "run", "runs"), shortSHA(sha), c.Count, plural(c.Count, "run", "runs"))}
 }
+
+// transientFamily are the failure families that come from the environment
+// (network, quotas, time limits, ports, memory and disk): a single such
+// failure at the end of the window is not evidence of a regression.
+var transientFamily = map[string]bool{FamilyNetwork: true, FamilyRateLimit: true, FamilyTimeout: true,
+	FamilyPort: true, FamilyResource: true}
 
 // Rate is the failure rate of one step over the window with a 95% Wilson
 // score interval. Runs counts the runs in which the step had an outcome

@@ -76,6 +76,8 @@ func TestVerdicts(t *testing.T) {
 		{"BBBAAAAAA", Broken, Persistent, 0},
 		{"..A", New, Persistent, 0},
 		{"A", New, Persistent, 0},
+		{"...........B", New, Persistent, 0},         // one network failure says nothing yet
+		{"...........A", Regression, Persistent, 12}, // one failing test after green runs is a regression
 	}
 	for _, tt := range tests {
 		tl, c := triggerClass(t, tt.pattern)
