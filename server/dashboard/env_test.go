@@ -6,8 +6,10 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"os"
 	"path/filepath"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -36,22 +38,70 @@ type env struct {
 	client *http.Client
 }
 
+// template is a seeded database that each test copies, so that the history
+// is generated once per test binary.
+var template struct {
+	once   sync.Once
+	dir    string
+	seeded *dashboardtest.Seeded
+	err    error
+}
+
+// TestMain removes the template database after the tests.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if template.dir != "" {
+		os.RemoveAll(template.dir)
+	}
+	os.Exit(code)
+}
+
+// seedTemplate generates the history into the template database once.
+func seedTemplate() (string, *dashboardtest.Seeded, error) {
+	template.once.Do(func() {
+		ctx := context.Background()
+		if template.dir, template.err = os.MkdirTemp("", "dashboard-test-"); template.err != nil {
+			return
+		}
+		st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(template.dir, "dash.db")})
+		if err != nil {
+			template.err = err
+			return
+		}
+		defer st.Close()
+		if _, err := st.Migrate(ctx); err != nil {
+			template.err = err
+			return
+		}
+		template.seeded, template.err = dashboardtest.Seed(ctx, st, dashboardtest.Options{Installations: 2, Repos: 4,
+			RunsPerRepo: 240, Days: 40, End: end, Diagnoses: 30})
+		if template.err == nil {
+			_, template.err = st.DB().ExecContext(ctx, "PRAGMA wal_checkpoint(TRUNCATE)")
+		}
+	})
+	return filepath.Join(template.dir, "dash.db"), template.seeded, template.err
+}
+
 func newEnv(t *testing.T, public bool) *env {
 	t.Helper()
 	ctx := context.Background()
-	st, err := sqlite.Open(ctx, sqlite.Options{Path: filepath.Join(t.TempDir(), "dash.db")})
+	src, seeded, err := seedTemplate()
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := os.ReadFile(src)
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(t.TempDir(), "dash.db")
+	if err := os.WriteFile(path, b, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	st, err := sqlite.Open(ctx, sqlite.Options{Path: path})
 	if err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	if _, err := st.Migrate(ctx); err != nil {
-		t.Fatal(err)
-	}
-	seeded, err := dashboardtest.Seed(ctx, st, dashboardtest.Options{Installations: 2, Repos: 4, RunsPerRepo: 240,
-		Days: 40, End: end, Diagnoses: 30})
-	if err != nil {
-		t.Fatal(err)
-	}
 	dirs, err := dashboardtest.WriteScenarios(t.TempDir(), seeded)
 	if err != nil {
 		t.Fatal(err)
