@@ -140,5 +140,5 @@ func testSignature(test, sig string) string {
 	if test == "" || strings.Contains(sig, test) {
 		return sig
 	}
-	return truncateUTF8(Normalize(test)+": "+sig, maxSignatureBytes)
+	return truncateUTF8(Normalize(strings.ToValidUTF8(test, "\uFFFD"))+": "+sig, maxSignatureBytes)
 }

@@ -80,15 +80,21 @@ func FuzzAnalyze(f *testing.F) {
 // checkResult asserts the invariants every Result keeps.
 func checkResult(t *testing.T, res *Result) {
 	t.Helper()
+	causes := 0
 	for i, l := range res.Lines {
 		if l.N < 1 || l.N > res.TotalLines {
 			t.Fatalf("line %d out of range 1..%d", l.N, res.TotalLines)
 		}
-		if (i == 0) != (l.Role == RoleCause) {
+		// the cause comes first, then at most the line naming the failing
+		// test, then context
+		if l.Role == RoleCause {
+			causes++
+		}
+		if l.Role == RoleCause && i != causes-1 || i == 0 && l.Role != RoleCause || causes > 2 {
 			t.Fatalf("line %d role %q", i, l.Role)
 		}
 	}
-	if len(res.Lines) > maxOutLines+1 {
+	if len(res.Lines) > maxOutLines+2 {
 		t.Fatalf("%d lines returned", len(res.Lines))
 	}
 	if len(res.Signature) > maxSignatureBytes || !utf8.ValidString(res.Signature) && utf8.ValidString(res.Lines[0].Text) {
