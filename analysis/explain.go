@@ -72,7 +72,7 @@ func detailAfter(b *block, n int) *storedLine {
 		if l.n <= n || l.feat.flags&(fBlank|fFrame|fCommand|fNoise) != 0 {
 			continue
 		}
-		if first == nil {
+		if first == nil && wordy(l.text) {
 			first = l
 		}
 		if l.feat.score > 0 && (best == nil || l.feat.score > best.feat.score) {
@@ -141,4 +141,21 @@ func testSignature(test, sig string) string {
 		return sig
 	}
 	return truncateUTF8(Normalize(strings.ToValidUTF8(test, "\uFFFD"))+": "+sig, maxSignatureBytes)
+}
+
+// wordy reports whether a line holds a word of three letters or more, as a
+// statement does and a ruler or a bare number does not.
+func wordy(s string) bool {
+	run := 0
+	for i := 0; i < len(s); i++ {
+		if isLetter(s[i]) {
+			run++
+			if run >= 3 {
+				return true
+			}
+		} else {
+			run = 0
+		}
+	}
+	return false
 }
