@@ -64,11 +64,25 @@ var (
 	testVerbs = map[string]bool{"test": true, "t": true, "verify": true, "e2e": true, "integration": true, "check": true}
 )
 
+// fetchVerbs are subcommands of package managers that only download and
+// install: their arguments are package names ("gotest.tools/gotestsum@v1",
+// "pytest-cov"), not tests.
+var fetchVerbs = map[string]bool{"install": true, "i": true, "add": true, "get": true, "download": true, "mod": true,
+	"ci": true, "fetch": true, "pull": true, "clone": true, "restore": true, "sync": true}
+
+// lifecycleTools run tests as part of install-like goals (mvn install,
+// gradle build), so their verbs say nothing.
+var lifecycleTools = map[string]bool{"mvn": true, "mvnw": true, "gradle": true, "gradlew": true, "make": true, "gmake": true, "task": true}
+
 // runsTestsCmd reports whether a command runs tests (directly, or through
 // a target, task or script named like tests).
 func runsTestsCmd(n *harness.Node) bool {
-	if testPrograms[n.Tool()] || testVerbs[subcommand(n)] {
+	tool, sc := n.Tool(), subcommand(n)
+	if testPrograms[tool] || testVerbs[sc] {
 		return true
+	}
+	if fetchVerbs[sc] && !lifecycleTools[tool] {
+		return false
 	}
 	for _, a := range n.EffectiveArgs()[1:] {
 		if !strings.HasPrefix(a, "-") && (strings.Contains(a, "test") || strings.Contains(a, "e2e")) {
