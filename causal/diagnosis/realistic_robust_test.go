@@ -99,7 +99,7 @@ func TestRealisticRobustness(t *testing.T) {
 					}
 				}
 			}},
-		{name: "20k-line failing log", mechanism: causal.ResourceExhaustion, patch: true, budget: 20 * time.Second, build: rsOOM,
+		{name: "20k-line failing log", mechanism: causal.ResourceExhaustion, patch: true, budget: 60 * time.Second, build: rsOOM,
 			adjust: func(files map[string][]byte) {
 				for name, data := range files {
 					if strings.HasPrefix(name, "logs/") {
