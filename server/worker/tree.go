@@ -92,7 +92,9 @@ func newTreeFS(t ghclient.Tree, budget int, fetch func(sha string) ([]byte, erro
 		}
 		switch e.Type {
 		case "tree":
-			f.dirs[e.Path] = f.dirs[e.Path]
+			if _, ok := f.dirs[e.Path]; !ok {
+				f.dirs[e.Path] = nil // an empty directory still exists
+			}
 		case "blob":
 			f.files[e.Path] = e
 		default:
