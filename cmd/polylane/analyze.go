@@ -236,6 +236,9 @@ func writeAnalysisText(w io.Writer, r *analysis.Result) {
 		return
 	}
 	fmt.Fprintf(w, "signature:  %s [%s]\n", r.Signature, r.SignatureID)
+	if r.Test != "" {
+		fmt.Fprintf(w, "test:       %s\n", oneLine(r.Test))
+	}
 	if r.ErrorKind != "" || r.Endpoint != "" {
 		fmt.Fprintf(w, "kind:       %s %s\n", r.ErrorKind, r.Endpoint)
 	}
