@@ -153,7 +153,7 @@ test result: FAILED. 141 passed; 1 failed; 0 ignored; 0 measured; 0 filtered out
 		authors:  []string{"ilsa-b", "okonkwo", "pvh"},
 		messages: []string{"render: batch glyph atlas uploads", "geo: split antimeridian polygons", "tiles: lru by byte size", "raster: simd resample", "server: graceful shutdown"},
 		start:    time.Date(2026, 9, 20, 9, 0, 0, 0, time.UTC),
-		expect: rsExpect{verdict: "flaky", mechanism: "resource-exhaustion", engineCause: "SIGKILL",
+		expect: rsExpect{verdict: "flaky", mechanism: "resource-exhaustion", cause: "SIGKILL",
 			producer: &rsAnchor{file: ".github/workflows/ci.yml", from: "run: cargo build --workspace --release"},
 			patch:    true, patchFiles: []string{".github/workflows/ci.yml"}, ciOnly: &rsTrue, pattern: "intermittent"},
 	}
