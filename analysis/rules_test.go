@@ -51,6 +51,21 @@ func TestClassifyLine(t *testing.T) {
 		{"[command]/usr/bin/git fetch --fail", KindCommand, clsNone, false},
 		{"EXPECTED FAILED TEST SUMMARY", KindPlain, clsTest, false},
 		{"Command took >30min, returning 124", KindPlain, clsInfra, true},
+		{"    java.lang.IllegalArgumentException at LogDifferTest.java:61", KindPlain, clsException, true},
+		{"Caused by:", KindPlain, clsKeyword, false},
+		{"  \u25cf Console", KindPlain, clsKeyword, false},
+		{"    error_page   500 502 503 504  /50x.html;", KindPlain, clsNone, false},
+		{"      Expected: 1", KindPlain, clsKeyword, false},
+		{"E       assert 9994 == 10000", KindPlain, clsTest, true},
+		{"./thefuck/rules/x.py:9:5: E124 closing bracket does not match", KindPlain, clsCompiler, true},
+		{"README.md:2186:Line longer than 80 characters.", KindPlain, clsCompiler, true},
+		{"/x/gems/rake-12.0.0/exe/rake:27:in `<top (required)>'", KindPlain, clsNone, false},
+		{"tests/test_materialize.py:143: in test_incremental_window", KindPlain, clsNone, false},
+		{"  process didn't exit successfully: `rustc --crate-name x` (signal: 9, SIGKILL: kill)", KindPlain, clsInfra, true},
+		{"[ERROR] Failed to execute goal x:y:1.0:go-offline on project p: Could not transfer artifact -> [Help 1]", KindPlain, clsError, true},
+		{"[ERROR] -> [Help 1]", KindPlain, clsGeneric, false},
+		{"  testThatUploadWorks, XCTAssertTrue failed", KindPlain, clsTest, true},
+		{"Release \"karmada\" does not exist. Installing it now.", KindPlain, clsError, true}, // softened to half
 	}
 	for _, tc := range tests {
 		f := classifyText(tc.text, tc.kind)

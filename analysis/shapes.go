@@ -223,7 +223,8 @@ func isException(tt, l []byte) bool {
 		if bytes.HasSuffix(tok, []byte(s)) {
 			// "ValueError: x", "AssertionError(…)"; not a call of a
 			// method named so: "Suite.testThrowsHandlerError()"
-			return tt[end] == ':' || tt[end] == '(' && bytes.IndexByte(tok, '.') < 0 && tok[0] >= 'A' && tok[0] <= 'Z'
+			return tt[end] == ':' || tt[end] == '(' && bytes.IndexByte(tok, '.') < 0 && tok[0] >= 'A' && tok[0] <= 'Z' ||
+				bytes.HasPrefix(tt[end:], []byte(" at ")) // gradle: "java.lang.AssertionError at FooTest.java:61"
 		}
 	}
 	return false
@@ -352,6 +353,10 @@ func statsRow(l []byte) bool {
 		return true
 	}
 	sep := bytes.TrimRight(l[:i], " ")
+	if len(sep) > 0 && sep[len(sep)-1] == ':' && i == len(sep) && pathLineEnd(sep[bytes.LastIndexByte(sep, ' ')+1:]) < 0 &&
+		bytes.IndexByte(sep[bytes.LastIndexByte(sep, ' ')+1:], '.') > 0 {
+		return false // a source position: "at FooTest.java:61"
+	}
 	return len(sep) > 0 && i-len(sep) <= 1 && (bytes.HasSuffix(sep, []byte("=>")) || sep[len(sep)-1] == '=' || sep[len(sep)-1] == ':') &&
 		bytes.Count(l, []byte(" ")) <= 6
 }
