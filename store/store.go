@@ -23,6 +23,7 @@ type Store interface {
 	Dashboard
 	Cache
 	Locks
+	Conversations
 }
 
 // Lifecycle is the connection, schema and health side of a Store.

@@ -46,6 +46,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"RecordDeliveries", testRecordDeliveries},
 		{"RepositoryLock", testRepositoryLock},
 		{"Dashboard", testDashboard},
+		{"Conversations", testConversations},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
