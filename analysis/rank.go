@@ -168,6 +168,10 @@ func (z *localizer) pick(reg region, spans []StepSpan) (best, second *block, pro
 		second = nil
 	}
 	if best != nil && werrorLine(best.lines[best.best].feat) {
+		if i := warningBefore(best); i >= 0 {
+			best.best = i // the warnings were printed in the same report
+			return best, second, false
+		}
 		if w := z.warningsBefore(best); w != nil {
 			return w, best, true
 		}
@@ -189,6 +193,17 @@ func (z *localizer) pick(reg region, spans []StepSpan) (best, second *block, pro
 // ("Failing due to -Werror.", "warnings being treated as errors").
 func werrorLine(f feature) bool {
 	return f.found.has(kwTreated) || f.found.has(kwWerror)
+}
+
+// warningBefore returns the index of the last warning line of b before its
+// best line, or -1.
+func warningBefore(b *block) int {
+	for i := b.best - 1; i >= 0; i-- {
+		if b.lines[i].feat.class == clsWarning && b.lines[i].feat.score > 0 {
+			return i
+		}
+	}
+	return -1
 }
 
 // warningsBefore returns the last warning block that ends shortly before

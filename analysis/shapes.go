@@ -172,6 +172,10 @@ func isGenericLower(l []byte) bool {
 	if bytes.HasPrefix(l, []byte("=")) && bytes.Contains(l, []byte(" failed")) {
 		return true
 	}
+	// xcodebuild's verdicts: "** TEST FAILED **", "** BUILD FAILED **"
+	if bytes.HasPrefix(l, []byte("** ")) && bytes.HasSuffix(bytes.TrimRight(l, " "), []byte(" **")) && bytes.Contains(l, []byte("failed")) {
+		return true
+	}
 	if i := bytes.Index(l, []byte("failed:")); i >= 0 {
 		rest := bytes.TrimLeft(l[i+len("failed:"):], " \t")
 		if len(rest) > 0 && isDigit(rest[0]) {
