@@ -22,6 +22,11 @@ type Config struct {
 	// AppID and PrivateKey (PEM) identify the GitHub App.
 	AppID      int64
 	PrivateKey []byte
+	// Token, instead of the app's credentials, authenticates every request
+	// with a personal access token or GITHUB_TOKEN (polylane capture). Such
+	// a client has no app: BotLogin fails, and Repo ignores the installation.
+	// It is never logged.
+	Token string
 	// BaseURL is the REST API root: DefaultBaseURL (the default), GitHub
 	// Enterprise Server's "https://HOST/api/v3/", or the simulator's.
 	BaseURL string
@@ -59,13 +64,14 @@ type Client struct {
 	mu       sync.Mutex
 	installs map[int64]*github.Client
 	bot      string
+	byToken  *github.Client // set when the client authenticates with Config.Token
 }
 
 // New parses the app's key once and prepares the client; it makes no
 // request.
 func New(cfg Config) (*Client, error) {
-	if cfg.AppID <= 0 || len(cfg.PrivateKey) == 0 {
-		return nil, errors.New("github client: an app id and a private key are required")
+	if cfg.Token == "" && (cfg.AppID <= 0 || len(cfg.PrivateKey) == 0) {
+		return nil, errors.New("github client: an app id and a private key, or a token, are required")
 	}
 	if cfg.BaseURL == "" {
 		cfg.BaseURL = DefaultBaseURL
@@ -96,6 +102,9 @@ func New(cfg Config) (*Client, error) {
 		cfg.Now = time.Now
 	}
 	counted := &countingTransport{base: cfg.Transport, metrics: cfg.Metrics}
+	if cfg.Token != "" {
+		return newTokenClient(cfg, base, counted)
+	}
 	atr, err := ghinstallation.NewAppsTransport(counted, cfg.AppID, cfg.PrivateKey)
 	if err != nil {
 		return nil, fmt.Errorf("github client: app key: %w", err)
@@ -128,6 +137,9 @@ func (c *Client) newGitHub(rt http.RoundTripper) (*github.Client, error) {
 // installation returns the cached client of an installation: its token is
 // exchanged on first use and reused until it nears expiry.
 func (c *Client) installation(id int64) (*github.Client, error) {
+	if c.byToken != nil {
+		return c.byToken, nil
+	}
 	if id <= 0 {
 		return nil, fmt.Errorf("github client: installation id %d is not valid", id)
 	}
@@ -163,6 +175,9 @@ func (c *Client) Repo(installationID int64, fullName string) (*Repo, error) {
 // BotLogin returns the login of the app's bot user, "<slug>[bot]", asking
 // GitHub (as the app) once.
 func (c *Client) BotLogin(ctx context.Context) (string, error) {
+	if c.byToken != nil {
+		return "", errors.New("get the app: a client with a token has no app")
+	}
 	c.mu.Lock()
 	bot := c.bot
 	c.mu.Unlock()
@@ -201,3 +216,30 @@ func (r *Repo) FullName() string { return r.owner + "/" + r.name }
 
 // Owner returns the repository's owner login.
 func (r *Repo) Owner() string { return r.owner }
+
+// newTokenClient builds a client that sends cfg.Token with every request.
+func newTokenClient(cfg Config, base *url.URL, counted http.RoundTripper) (*Client, error) {
+	c := &Client{cfg: cfg, metrics: cfg.Metrics, base: base, now: cfg.Now, installs: map[int64]*github.Client{},
+		plain: &http.Client{Timeout: cfg.Timeout,
+			Transport: &countingTransport{base: cfg.Transport, kind: KindBlob, metrics: cfg.Metrics}},
+	}
+	gh, err := c.newGitHub(&tokenTransport{token: cfg.Token, base: counted})
+	if err != nil {
+		return nil, err
+	}
+	c.byToken, c.app = gh, gh
+	return c, nil
+}
+
+// tokenTransport adds "Authorization: Bearer <token>" to each request,
+// as GitHub expects a personal access token or GITHUB_TOKEN.
+type tokenTransport struct {
+	token string
+	base  http.RoundTripper
+}
+
+func (t *tokenTransport) RoundTrip(req *http.Request) (*http.Response, error) {
+	r := req.Clone(req.Context())
+	r.Header.Set("Authorization", "Bearer "+t.token)
+	return t.base.RoundTrip(r)
+}
