@@ -52,7 +52,9 @@ func (r *Repo) Permission(ctx context.Context, login string) (string, error) {
 
 // CanWrite reports whether a permission level allows pushing to the
 // repository (write, maintain or admin).
-func CanWrite(level string) bool { return permissionRank[strings.ToLower(level)] >= permissionRank["write"] }
+func CanWrite(level string) bool {
+	return permissionRank[strings.ToLower(level)] >= permissionRank["write"]
+}
 
 // RerunFailedJobs starts a new attempt of a run with only its failed jobs
 // (and their dependents). Each call starts an attempt, so it is not
