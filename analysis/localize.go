@@ -301,6 +301,9 @@ func (z *localizer) noteCommand(n int, text []byte, kind Kind, f feature) {
 		z.cmdStart = n
 	case bytes.HasPrefix(text, []byte("task: [")):
 		c = text
+	case bytes.HasPrefix(text, []byte("[Pipeline] ")):
+		c = text
+		z.cmdStart = n
 	default:
 		tt := bytes.TrimLeft(text, " \t")
 		if bytes.HasPrefix(tt, []byte("+ ")) {

@@ -24,6 +24,8 @@ func TestLocalizeStructure(t *testing.T) {
 		{"werror.log", "Notebook.hs:94:10: Warning:", []string{"Failing due to -Werror.", "No explicit implementation"}, nil},
 		// commands keep running after one fails: both failures are returned
 		{"two-commands.log", "E302 expected 2 blank lines", []string{"AssertionError: assert 'fix' == 'fuck'"}, nil},
+		// a Jenkins pipeline: the failing sh step, not the error words of an earlier one
+		{"jenkins-pipeline.log", "internal/cart/total.go:42:9: undefined: applyVoucher", nil, []string{"error budget"}},
 		// a failure marked in the progress listing and restated with its location below
 		{"xcpretty.log", "testThatUploadRequestWithInvalidURLThrows, XCTAssertTrue failed", []string{"SessionTests.swift:550"}, []string{"\u2713 testThatDataRequestSucceeds"}},
 	}

@@ -146,6 +146,13 @@ func structural(in ruleInput, tt []byte, f *feature) bool {
 	case bytes.HasPrefix(tt, []byte("travis_")):
 		f.flags |= fNoise
 		return true
+	case bytes.HasPrefix(tt, []byte("[Pipeline] ")):
+		if pipelineStep(tt) {
+			f.flags |= fCommand // a Jenkins pipeline step begins
+		} else {
+			f.flags |= fNoise
+		}
+		return true
 	case isCaretLine(tt):
 		f.flags |= fCaret
 		return true

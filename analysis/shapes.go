@@ -401,3 +401,13 @@ func isSummaryHeader(tt []byte) bool {
 func pytestExplanation(tt []byte) bool {
 	return len(tt) > 3 && tt[0] == 'E' && tt[1] == ' ' && tt[2] == ' '
 }
+
+// pipelineStep recognises the line with which a Jenkins pipeline starts a
+// step that runs a script: "[Pipeline] sh", "[Pipeline] bat".
+func pipelineStep(tt []byte) bool {
+	switch string(bytes.TrimSpace(tt[len("[Pipeline] "):])) {
+	case "sh", "bat", "powershell", "pwsh":
+		return true
+	}
+	return false
+}
