@@ -40,6 +40,7 @@ type Config struct {
 	FailingConclusions []string
 	Publish            bool
 	Dashboard          dashboardConfig // settings in dashboard.go
+	Queue              queueConfig     // settings in queue.go
 
 	// from names where each setting came from, by environment variable: the
 	// variable itself or "--flag", so errors name what the user set.
@@ -365,6 +366,11 @@ func loadConfig(cmd, summary string, args []string, getenv func(string) string, 
 	}
 	set := map[string]bool{}
 	fs.Visit(func(f *flag.Flag) { set[f.Name] = true })
+	// The configuration file (configfile.go) backs the environment.
+	getenv, err := withConfigFile(getenv, set["config"], values["config"])
+	if err != nil {
+		return nil, err
+	}
 
 	c := &Config{from: map[string]string{}}
 	for _, s := range list {

@@ -12,7 +12,6 @@ import (
 	"github.com/rs/zerolog"
 
 	"github.com/polylane/polylane/server"
-	"github.com/polylane/polylane/server/worker"
 	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/postgres"
 	"github.com/polylane/polylane/store/sqlite"
@@ -117,7 +116,8 @@ func serve(ctx context.Context, cfg *Config, log zerolog.Logger, st store.Store,
 	}
 	// A job still running after RescueAfter is taken for a crashed
 	// worker's and worked again; it must outlast the longest job.
-	qopts := store.QueueOptions{Workers: workers, MaxWorkers: cfg.QueueWorkers, RescueAfter: worker.DefaultJobTimeout + 5*time.Minute}
+	qopts := store.QueueOptions{Workers: workers, MaxWorkers: cfg.QueueWorkers, JobTimeout: cfg.Queue.JobTimeout,
+		RescueAfter: cfg.Queue.RescueAfter}
 	if st.Backend() == "sqlite" {
 		// No LISTEN/NOTIFY: poll often, so that a diagnosis and the jobs
 		// it enqueues follow each other quickly (a cheap local query).

@@ -49,7 +49,7 @@ func wireGitHubApp(_ context.Context, env *serveEnv) error {
 	env.Server.Method(http.MethodPost, WebhookPath, hook)
 	_, err = worker.Register(env.Workers, worker.Options{Store: env.Store, GitHub: gh, Logger: env.Logger,
 		Metrics: env.Server.Metrics(), GitHubMetrics: ghMetrics, WindowSize: cfg.HistoryWindow,
-		Publish: cfg.Publish, DashboardURL: cfg.Dashboard.BaseURL})
+		Publish: cfg.Publish, DashboardURL: cfg.Dashboard.BaseURL, JobTimeout: cfg.Queue.JobTimeout})
 	if err != nil {
 		return fmt.Errorf("workers: %w", err)
 	}
