@@ -30,7 +30,7 @@ var (
 	refText     = regexp.MustCompile(`#[0-9]`)
 	urlText     = regexp.MustCompile(`(?i)://|www\.`)
 	markerLine  = regexp.MustCompile(`^<!-- polylane:[a-z-]+ v[0-9]+ [^\n]*-->$`)
-	ourHeadings = regexp.MustCompile(`^(Polylane: |Why this fix$|Why there is no fix$|Where it started$|Production impact$|Observability$|Causal chain$|The fix: )`)
+	ourHeadings = regexp.MustCompile(`^(Polylane: |Why this fix$|Why there is no fix$|Where it started$|Production impact$|Observability$|Causal chain$|Cause lines in the log$|The fix: )`)
 	ourAlerts   = regexp.MustCompile(`^\[!(WARNING|CAUTION|NOTE)\]`)
 )
 

@@ -27,6 +27,13 @@ type Options struct {
 	// RepoID is the repository's numeric id, used in the marker instead of
 	// its name when set.
 	RepoID int64
+	// NarratedSummary and NarratedWhyFix replace the summary paragraph and
+	// the reasoning paragraph of "Why this fix" with the narrator's wording
+	// (narrator.Wording.Markdown: validated against the diagnosis and
+	// already inert markdown). Each is shown with a visible note that an
+	// LLM worded it; empty keeps Polylane's own text.
+	NarratedSummary string
+	NarratedWhyFix  string
 	// LogSteps locate steps inside job logs, so that log citations link to
 	// the exact line of GitHub's step view. Without them a citation of the
 	// failing job links to the start of the failing step.

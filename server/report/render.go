@@ -58,6 +58,11 @@ type section func(r *renderer, b *strings.Builder)
 // render renders the sections under the marker of kind, degrading until
 // the text fits.
 func render(d *diagnosis.Diagnosis, opts Options, kind string, parts []section) (string, error) {
+	return renderAt(d, opts, kind, parts, levels)
+}
+
+// renderAt is render with its own levels of limits, most generous first.
+func renderAt(d *diagnosis.Diagnosis, opts Options, kind string, parts []section, levels []limits) (string, error) {
 	if d == nil {
 		return "", errors.New("no diagnosis to render")
 	}

@@ -76,6 +76,9 @@ func (r *renderer) causeLine() (analysis.Line, bool) {
 // and what the fix does.
 func (r *renderer) summary(b *strings.Builder) {
 	r.heading(b)
+	if r.narrated(b, r.opts.NarratedSummary) {
+		return
+	}
 	d := r.d
 	fmt.Fprintf(b, "%s failed on %s in step %s of job %s (%s",
 		r.t(r.workflow()), r.c(d.Run.Branch), r.t(d.Failure.Step.Name), r.c(d.Failure.Job.Name), r.runRef(d.Run.ID, d.Run.Number))
@@ -187,4 +190,22 @@ func (r *renderer) fixSentence() string {
 		s += fmt.Sprintf(" and reaches %d deployed %s", len(im.Affected), plural(len(im.Affected), "artifact", "artifacts"))
 	}
 	return s + "."
+}
+
+// narratedNote marks a paragraph the narrator worded.
+const narratedNote = "_Worded by an LLM from this diagnosis; facts checked._"
+
+// maxNarrated bounds one narrated paragraph (the narrator's own bound is
+// far lower); a longer one is not shown.
+const maxNarrated = 8000
+
+// narrated writes a narrated paragraph with its note and reports whether it
+// did; empty or oversized text leaves the deterministic paragraph.
+func (r *renderer) narrated(b *strings.Builder, text string) bool {
+	text = strings.TrimSpace(text)
+	if text == "" || len(text) > maxNarrated {
+		return false
+	}
+	b.WriteString(text + "\n\n" + narratedNote + "\n\n")
+	return true
 }

@@ -26,6 +26,9 @@ func (r *renderer) why(b *strings.Builder) {
 	if reason := r.d.Verdict.Reason; reason != "" {
 		b.WriteString("Verdict " + r.c(r.d.Verdict.Kind) + fmt.Sprintf(" (confidence %.2f): ", r.d.Verdict.Confidence) + r.p(reason) + "\n\n")
 	}
+	if r.narrated(b, r.opts.NarratedWhyFix) {
+		return
+	}
 	switch p := r.d.Patch; {
 	case p != nil && p.Rationale != "":
 		b.WriteString(r.p(p.Rationale) + "\n\n")
