@@ -70,9 +70,12 @@ func (c *checker) err() error {
 
 // structure patterns: markdown and HTML a narrated text must not contain.
 var (
-	headingLine   = regexp.MustCompile(`(?m)^[ \t]{0,3}#{1,6}(?:[ \t]|$)`)
-	setextLine    = regexp.MustCompile(`(?m)^[ \t]{0,3}(?:=+|-{2,}|\*{3,}|_{3,})[ \t]*$`)
-	htmlTag       = regexp.MustCompile(`<[A-Za-z!/?]`)
+	headingLine = regexp.MustCompile(`(?m)^[ \t]{0,3}#{1,6}(?:[ \t]|$)`)
+	setextLine  = regexp.MustCompile(`(?m)^[ \t]{0,3}(?:=+|-{2,}|\*{3,}|_{3,})[ \t]*$`)
+	// htmlTag matches what CommonMark would take as raw HTML: an open or
+	// closing tag (a name followed by a space, "/" or ">"), a comment, a
+	// processing instruction or a declaration. "<pip._vendor" stays text.
+	htmlTag       = regexp.MustCompile(`<(?:[A-Za-z][A-Za-z0-9-]*(?:[\s/>]|$)|/[A-Za-z][A-Za-z0-9-]*\s*>|!|\?)`)
 	htmlEntity    = regexp.MustCompile(`&(?:#[0-9]+|#[xX][0-9A-Fa-f]+|[A-Za-z][A-Za-z0-9]{1,31});`)
 	imageSyntax   = regexp.MustCompile(`!\[`)
 	inlineLink    = regexp.MustCompile(`\[([^\]\n]*)\]\(\s*<?([^)\s>]*)>?(?:\s+["'(][^)]*)?\)`)
@@ -180,7 +183,7 @@ func (c *checker) checkTokens(s string) {
 	})
 	s = blank(s, hexPattern, func(m []string) { c.checkHex(m[0]) })
 	for _, p := range pathTokens(s) {
-		if !g.hasPath(p) {
+		if !g.hasPath(p) && !g.contains(p) {
 			c.fail("path %s is not in the diagnosis", p)
 		}
 	}
