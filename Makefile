@@ -47,7 +47,16 @@ clean: ## remove build and coverage output
 #   test-reliability  crash, restart and fault-injection tests
 # ---------------------------------------------------------------------------
 
-.PHONY: bench bench-accuracy demo
+.PHONY: bench bench-accuracy demo test-browser bench-dashboard bench-webhook
+
+test-browser: ## dashboard in headless Chromium (apt-get install -y chromium): seeded server and polylane demo; screenshots in artifacts/browser (UPDATE=1 refreshes docs/screenshots)
+	$(GO) test -tags browser -count=1 -timeout 15m -v ./server/dashboard/browser/
+
+bench-dashboard: ## p50/p95 per dashboard page over a 100,000-run store (SQLite; PostgreSQL with POLYLANE_TEST_DATABASE_URL)
+	$(GO) test ./server/dashboard -run '^$$' -bench BenchmarkPages -benchtime=1x -timeout 40m
+
+bench-webhook: ## webhook answer time under 200 concurrent signed deliveries (SQLite; PostgreSQL with POLYLANE_TEST_DATABASE_URL)
+	$(GO) test ./server/webhook -run '^$$' -bench WebhookLoad -benchtime=1x
 
 demo: ## diagnose the shipped example end to end against the GitHub simulator (Ctrl-C stops)
 	$(GO) run ./cmd/polylane demo
