@@ -34,6 +34,7 @@ func init() {
 type setupFlags struct {
 	githubURL, apiURL, org, name  string
 	webhookURL, dashboardURL, out string
+	keyFile                       string
 	addr                          string
 	force, workflows              bool
 	timeout                       time.Duration
@@ -54,6 +55,7 @@ func parseSetupFlags(args []string, stdout io.Writer) (*setupFlags, error) {
 	fs.StringVar(&f.webhookURL, "webhook-url", "", "Public URL GitHub delivers webhooks to, such as https://polylane.example.com/webhooks/github (a bare origin gets /webhooks/github). Required.")
 	fs.StringVar(&f.dashboardURL, "dashboard-url", "", "Public URL of the dashboard (the app's homepage and OAuth callback); empty: the webhook URL's origin.")
 	fs.StringVar(&f.out, "out", "polylane.env", "Settings file to write (mode 0600).")
+	fs.StringVar(&f.keyFile, "key-file", "", "Write the private key to this file (mode 0600) and name it in --out, instead of inline (for a Kubernetes Secret).")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:0", "Local address of the setup page (port 0: any free port).")
 	fs.BoolVar(&f.force, "force", false, "Overwrite --out if it exists.")
 	fs.BoolVar(&f.workflows, "workflows", false, "Also ask for workflows: write, so fixes may change .github/workflows/*.")
@@ -115,6 +117,14 @@ func (f *setupFlags) check() error {
 	}
 	if st, err := os.Stat(filepath.Dir(f.out)); err != nil || !st.IsDir() {
 		return &configError{name: "--out", msg: "the directory of " + f.out + " does not exist"}
+	}
+	if f.keyFile != "" {
+		if _, err := os.Stat(f.keyFile); err == nil && !f.force {
+			return &configError{name: "--key-file", msg: f.keyFile + " exists; choose another file or pass --force"}
+		}
+		if filepath.Clean(f.keyFile) == filepath.Clean(f.out) {
+			return &configError{name: "--key-file", msg: "must differ from --out"}
+		}
 	}
 	if f.timeout <= 0 {
 		return &configError{name: "--timeout", msg: "must be positive"}

@@ -185,8 +185,28 @@ func (s *setupFlow) write(app appCredentials) error {
 	if err != nil {
 		return err
 	}
-	text := configLines(app, s.f.endpoints, s.f.dashboardURL, session, s.now().UTC().Format(time.RFC3339))
+	keyRef := ""
+	if s.f.keyFile != "" {
+		if err := writePrivateFile(s.f.keyFile, []byte(app.PEM), s.f.force); err != nil {
+			return err
+		}
+		keyRef = keyReference(s.f.keyFile, s.f.out)
+	}
+	text := configLines(app, s.f.endpoints, keyRef, s.f.dashboardURL, session, s.now().UTC().Format(time.RFC3339))
 	return writePrivateFile(s.f.out, []byte(text), s.f.force)
+}
+
+// keyReference names the key file as the settings file will read it: by
+// its base name when both sit in one directory (a relative key file is
+// taken from the settings file's directory), else by its absolute path.
+func keyReference(keyFile, out string) string {
+	if filepath.Dir(filepath.Clean(keyFile)) == filepath.Dir(filepath.Clean(out)) {
+		return filepath.Base(keyFile)
+	}
+	if abs, err := filepath.Abs(keyFile); err == nil {
+		return abs
+	}
+	return keyFile
 }
 
 // writePrivateFile writes a file readable only by its owner.

@@ -147,9 +147,10 @@ func (c appCredentials) check() error {
 }
 
 // configLines renders the settings file setup writes: the app's
-// credentials, the API URL, the dashboard's sign-in settings and a fresh
-// session key. Keys are written in a fixed order.
-func configLines(c appCredentials, e gitHubEndpoints, dashboardURL, sessionSecret, written string) string {
+// credentials (the private key inline, or keyFile naming where it is), the
+// API URL, the dashboard's sign-in settings and a fresh session key. Keys
+// are written in a fixed order.
+func configLines(c appCredentials, e gitHubEndpoints, keyFile, dashboardURL, sessionSecret, written string) string {
 	vals := map[string]string{
 		"POLYLANE_GITHUB_APP_ID":            fmt.Sprint(c.ID),
 		"POLYLANE_GITHUB_API_URL":           e.API,
@@ -160,11 +161,15 @@ func configLines(c appCredentials, e gitHubEndpoints, dashboardURL, sessionSecre
 		"POLYLANE_DASHBOARD_URL":            dashboardURL,
 		"POLYLANE_DASHBOARD_SESSION_SECRET": sessionSecret,
 	}
+	if keyFile != "" {
+		delete(vals, "POLYLANE_GITHUB_PRIVATE_KEY")
+		vals["POLYLANE_GITHUB_PRIVATE_KEY_FILE"] = keyFile
+	}
 	if e.Web != "https://github.com" {
 		vals["POLYLANE_GITHUB_WEB_URL"] = e.Web
 	}
 	order := []string{"POLYLANE_GITHUB_APP_ID", "POLYLANE_GITHUB_API_URL", "POLYLANE_GITHUB_WEB_URL",
-		"POLYLANE_WEBHOOK_SECRET", "POLYLANE_GITHUB_PRIVATE_KEY", "POLYLANE_GITHUB_CLIENT_ID",
+		"POLYLANE_WEBHOOK_SECRET", "POLYLANE_GITHUB_PRIVATE_KEY", "POLYLANE_GITHUB_PRIVATE_KEY_FILE", "POLYLANE_GITHUB_CLIENT_ID",
 		"POLYLANE_GITHUB_CLIENT_SECRET", "POLYLANE_DASHBOARD_URL", "POLYLANE_DASHBOARD_SESSION_SECRET"}
 	var b strings.Builder
 	fmt.Fprintf(&b, "# Polylane settings for the GitHub App %q (id %d), written by polylane setup on %s.\n",

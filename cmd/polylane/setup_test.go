@@ -363,3 +363,40 @@ func TestWorkflowsPermissionIsOptional(t *testing.T) {
 		t.Error("--workflows does not ask for workflows: write")
 	}
 }
+
+// TestSetupWritesKeyFile: with --key-file the key lands in its own 0600
+// file, which the settings file names relative to itself and serve reads.
+func TestSetupWritesKeyFile(t *testing.T) {
+	sim, err := githubtest.Start(githubtest.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	dir := t.TempDir()
+	out, key := filepath.Join(dir, "polylane.env"), filepath.Join(dir, "app.pem")
+	run := startSetup(t, "--github-url", sim.URL(), "--webhook-url", "https://h.example/hook", "--out", out, "--key-file", key)
+	action, man := readForm(t, run.page)
+	code, err := sim.ManifestCode([]byte(mustJSON(t, man)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if status, body := httpGet(t, run.page+"callback?code="+code+"&state="+mustQuery(t, action, "state")); status != http.StatusOK {
+		t.Fatalf("callback: %d %s", status, body)
+	}
+	if c := run.wait(t); c != exitOK {
+		t.Fatalf("setup exited %d: %s", c, run.stderr)
+	}
+	info, err := os.Stat(key)
+	if err != nil || info.Mode().Perm() != 0o600 {
+		t.Fatalf("key file: %v %v", err, info)
+	}
+	text, _ := os.ReadFile(out)
+	if !strings.Contains(string(text), "\nPOLYLANE_GITHUB_PRIVATE_KEY_FILE=app.pem\n") || strings.Contains(string(text), "PRIVATE KEY-----") {
+		t.Fatalf("settings file does not name the key file alone:\n%s", text)
+	}
+	t.Chdir(t.TempDir())
+	cfg, err := loadConfig(cmdServe, "", []string{"--config", out}, func(string) string { return "" }, io.Discard)
+	if err != nil || string(cfg.GitHubKey) != string(sim.PrivateKeyPEM()) || cfg.GitHubAppID != sim.AppID() {
+		t.Fatalf("serve's settings from the file: %v", err)
+	}
+}
