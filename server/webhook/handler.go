@@ -37,6 +37,7 @@ type Store interface {
 	store.Accounts
 	RecordDelivery(ctx context.Context, d store.Delivery, args river.JobArgs, opts *river.InsertOpts) (duplicate bool, err error)
 	RecordDeliveries(ctx context.Context, batch []store.DeliveryJob) (duplicates []bool, err error)
+	ListFixPullRequests(ctx context.Context, repositoryID int64) ([]store.FixPullRequest, error)
 }
 
 // Options configure a Handler.
@@ -57,10 +58,20 @@ type Options struct {
 	// commit). 0 means 1, right for SQLite's single writer; PostgreSQL
 	// gains from a few.
 	Committers int
+	// Handles are the logins people mention to give Polylane a command,
+	// without "@" (nil: "polylane"); the app's slug belongs here when it is
+	// not "polylane".
+	Handles []string
 }
 
 // DefaultFailingConclusions start a diagnosis unless configured otherwise.
 var DefaultFailingConclusions = []string{"failure", "timed_out"}
+
+// AllFailingConclusions are every conclusion of a workflow run that is not
+// a success. A server whose repositories choose their conclusions in
+// .github/polylane.yml accepts all of them, and the worker drops those a
+// repository does not count.
+var AllFailingConclusions = []string{"failure", "timed_out", "cancelled", "startup_failure", "action_required"}
 
 // Delivery is a verified delivery as an EventFunc sees it.
 type Delivery struct {
@@ -106,11 +117,15 @@ type Handler struct {
 	events     map[string]EventFunc
 	group      *groupCommit
 	installed  installedCache
+	fixes      fixCache
 }
 
-// New builds the handler with the events Polylane handles today:
-// ping, workflow_run, installation and installation_repositories, and
-// issue_comment and pull_request recorded without a job.
+// New builds the handler with the events Polylane handles: ping,
+// workflow_run (a failure starts a diagnosis; a success on the default
+// branch of a repository with an open fix pull request starts a lifecycle
+// check), installation and installation_repositories, issue_comment (an
+// "@polylane" command starts a mention job) and pull_request (a new head
+// marks the assessment stale; a fix pull request's closing is recorded).
 func New(opts Options) (*Handler, error) {
 	if opts.Secret == "" {
 		return nil, errors.New("webhook: an empty secret would accept forged deliveries")
@@ -127,9 +142,13 @@ func New(opts Options) (*Handler, error) {
 	if opts.FailingConclusions == nil {
 		opts.FailingConclusions = DefaultFailingConclusions
 	}
+	if len(opts.Handles) == 0 {
+		opts.Handles = []string{"polylane"}
+	}
 	h := &Handler{opts: opts, secret: []byte(opts.Secret), conclusion: map[string]bool{}, events: map[string]EventFunc{},
 		group: newGroupCommit(opts.Store, opts.Committers)}
 	h.installed.now = opts.Now
+	h.fixes.now = opts.Now
 	for _, c := range opts.FailingConclusions {
 		h.conclusion[strings.TrimSpace(c)] = true
 	}
@@ -137,8 +156,8 @@ func New(opts Options) (*Handler, error) {
 	h.Handle("workflow_run", h.workflowRun)
 	h.Handle("installation", h.installation)
 	h.Handle("installation_repositories", h.installationRepositories)
-	h.Handle("issue_comment", recordOnly)
-	h.Handle("pull_request", recordOnly)
+	h.Handle("issue_comment", h.issueComment)
+	h.Handle("pull_request", h.pullRequest)
 	return h, nil
 }
 
@@ -256,6 +275,8 @@ type envelope struct {
 		RunAttempt int    `json:"run_attempt"`
 		Status     string `json:"status"`
 		Conclusion string `json:"conclusion"`
+		HeadBranch string `json:"head_branch"`
+		WorkflowID int64  `json:"workflow_id"`
 	} `json:"workflow_run"`
 }
 
@@ -305,13 +326,6 @@ func (h *Handler) dispatch(ctx context.Context, fn EventFunc, d *Delivery) (int,
 		return http.StatusOK, "duplicate delivery: already recorded", nil
 	}
 	return status, out.Reason, nil
-}
-
-// recordOnly stores a delivery without a job: issue_comment and
-// pull_request are kept for the conversation features that will act on
-// them.
-func recordOnly(_ context.Context, d *Delivery) (Outcome, error) {
-	return Outcome{Record: true, State: store.DeliveryIgnored, Reason: d.Event + " recorded; not acted on yet"}, nil
 }
 
 // ping answers GitHub's hook check.

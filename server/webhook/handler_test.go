@@ -283,7 +283,7 @@ func TestInstallationEvents(t *testing.T) {
 	if repo, _ = r.st.GetRepository(ctx, tinyRepoID); err != nil || !in.Deleted || !repo.Removed {
 		t.Fatalf("after installation deleted: %v %+v %+v", err, in, repo)
 	}
-	// Conversation events are recorded for later features, with no job.
+	// A command on a repository of a deleted installation starts nothing.
 	cid, err := r.sim.AddIssueComment(tinyRepo, tinyPR, "octocat", "@polylane help")
 	if err != nil {
 		t.Fatal(err)
@@ -291,8 +291,8 @@ func TestInstallationEvents(t *testing.T) {
 	send("comment", func(s *githubtest.Server) (githubtest.Event, error) {
 		return s.IssueCommentEvent("created", tinyRepo, cid, "")
 	})
-	if d, err := r.st.GetDelivery(ctx, "comment"); err != nil || d.State != store.DeliveryIgnored {
-		t.Fatalf("issue_comment delivery: %v %+v", err, d.State)
+	if _, err := r.st.GetDelivery(ctx, "comment"); !errors.Is(err, store.ErrNotFound) {
+		t.Fatalf("issue_comment delivery of a removed repository was stored: %v", err)
 	}
 	if n := r.jobs(t); n != 1 {
 		t.Fatalf("%d jobs at the end, want 1", n)
