@@ -3,6 +3,7 @@ package ghclient
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/google/go-github/v66/github"
 )
@@ -21,13 +22,16 @@ type PullRequest struct {
 	BaseRepoID int64
 	Merged     bool
 	HTMLURL    string
+	MergedAt   time.Time // zero unless merged
+	ClosedAt   time.Time // zero while open
 }
 
 func pullRequest(p *github.PullRequest) PullRequest {
 	return PullRequest{Number: p.GetNumber(), State: p.GetState(), Title: p.GetTitle(), Body: p.GetBody(),
 		User: p.GetUser().GetLogin(), HeadRef: p.GetHead().GetRef(), HeadSHA: p.GetHead().GetSHA(),
 		HeadRepoID: p.GetHead().GetRepo().GetID(), BaseRef: p.GetBase().GetRef(), BaseRepoID: p.GetBase().GetRepo().GetID(),
-		Merged: p.GetMerged() || p.MergedAt != nil, HTMLURL: p.GetHTMLURL()}
+		Merged: p.GetMerged() || p.MergedAt != nil, HTMLURL: p.GetHTMLURL(),
+		MergedAt: p.GetMergedAt().Time.UTC(), ClosedAt: p.GetClosedAt().Time.UTC()}
 }
 
 // PullQuery selects pull requests.

@@ -44,6 +44,10 @@ type FixArgs struct {
 	ClassID        string `json:"class_id" river:"unique"`
 	RunID          int64  `json:"run_id" river:"unique"`
 	Attempt        int    `json:"attempt" river:"unique"`
+	// Requested is set when someone asked for the fix ("@polylane fix"):
+	// a new fix pull request is opened even when an earlier one of the
+	// class was closed.
+	Requested bool `json:"requested,omitempty"`
 }
 
 // Kind names the job.

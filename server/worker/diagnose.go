@@ -49,7 +49,19 @@ func (w *Worker) diagnose(ctx context.Context, a webhook.DiagnoseArgs) error {
 	}
 	log.UpdateContext(func(c zerolog.Context) zerolog.Context { return c.Str(server.LogKeyRepo, p.Repository.FullName) })
 	ctx, counter := ghclient.WithCounter(ctx)
-	out, err := w.runPipeline(ctx, gh, a, p)
+	set, err := w.settingsOf(ctx, gh, a.RepositoryID, p.Repository.DefaultBranch)
+	if err != nil {
+		return err
+	}
+	if reason := set.skipReason(p, w.serverConclusions()); reason != "" {
+		log.Info().Str("reason", reason).Msg("run not diagnosed")
+		return w.st.SetDeliveryState(ctx, d.GUID, store.DeliveryIgnored, reason)
+	}
+	window := w.opts.WindowSize
+	if set.Window > 0 {
+		window = set.Window
+	}
+	out, err := w.runPipeline(ctx, gh, a, p, window)
 	calls := counter.Calls()
 	w.opts.GitHubMetrics.ObserveDiagnosis(calls)
 	log.Info().Int64("github_api_calls", calls.API).Int64("github_token_calls", calls.Token).
@@ -68,10 +80,10 @@ func (w *Worker) diagnose(ctx context.Context, a webhook.DiagnoseArgs) error {
 }
 
 // runPipeline gathers the inputs of the pure pipeline and runs it.
-func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a webhook.DiagnoseArgs, p *runPayload) (*diagnosis.Outcome, error) {
+func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a webhook.DiagnoseArgs, p *runPayload, window int) (*diagnosis.Outcome, error) {
 	trigger := p.Run
 	trigger.RunAttempt = a.Attempt
-	runs, err := w.runHistory(ctx, gh, a.RepositoryID, p.Workflow.ID, trigger)
+	runs, err := w.runHistory(ctx, gh, a.RepositoryID, p.Workflow.ID, trigger, window)
 	if err != nil {
 		return nil, err
 	}
@@ -105,7 +117,7 @@ func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a webhook.D
 		Tree:         fsys,
 		Known:        known,
 		Previous:     previous,
-		WindowSize:   w.opts.WindowSize,
+		WindowSize:   window,
 	})
 	switch {
 	case tracked.Err() != nil:
@@ -329,4 +341,13 @@ func (w *Worker) saveClasses(ctx context.Context, repoID int64, p *runPayload, o
 		}
 	}
 	return nil
+}
+
+// serverConclusions are the conclusions diagnosed where the repository's
+// configuration does not choose.
+func (w *Worker) serverConclusions() []string {
+	if w.opts.FailingConclusions == nil {
+		return webhook.DefaultFailingConclusions
+	}
+	return w.opts.FailingConclusions
 }

@@ -21,99 +21,142 @@ import (
 // branch's current files. An open fix pull request of the class is updated
 // (the branch moves to a new commit, the body and the assessment comment
 // are edited), never a second one opened. Each write is preceded by a read
-// that would make it unnecessary, so a retried job converges.
+// that would make it unnecessary, so a retried job converges. A patch that
+// no longer applies is recorded on the delivery.
 func (w *Worker) fix(ctx context.Context, a FixArgs) error {
+	res, err := w.fixPull(ctx, a)
+	if err != nil {
+		return err
+	}
+	if res.notApplied != "" {
+		return w.st.SetDeliveryState(ctx, a.DeliveryGUID, store.DeliveryFailed, clipText(res.notApplied, 2000))
+	}
+	return nil
+}
+
+// fixResult says what a fix job did.
+type fixResult struct {
+	number int    // the fix pull request, 0 when none is open
+	opened bool   // it was opened by this job
+	closed string // a closed or merged fix pull request kept Polylane from opening another
+	// notApplied says why the patch does not apply to the default branch.
+	notApplied string
+	noPatch    bool
+}
+
+// fixPull opens or updates the fix pull request and says what it did.
+func (w *Worker) fixPull(ctx context.Context, a FixArgs) (fixResult, error) {
 	key := store.RunKey{RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
 	pub, err := w.load(ctx, a.DeliveryGUID, a.InstallationID, key)
 	if err != nil {
-		return err
+		return fixResult{}, err
 	}
 	if pub.doc.Patch == nil || pub.doc.Patch.Diff == "" {
-		return nil
+		return fixResult{noPatch: true}, nil
 	}
 	release, err := w.st.LockRepository(ctx, a.RepositoryID)
 	if err != nil {
-		return err
+		return fixResult{}, err
 	}
 	defer release()
 	branch := report.FixBranch(a.ClassID)
-	existing, proceed, err := w.existingFix(ctx, pub, a.ClassID, branch)
-	if err != nil || !proceed {
-		return err
-	}
-	head, err := w.fixCommit(ctx, pub, a, branch)
+	existing, ended, err := w.existingFix(ctx, pub, a.ClassID, branch)
 	if err != nil {
-		return err
+		return fixResult{}, err
 	}
-	if head == "" {
-		return nil // the patch no longer applies: recorded, nothing to do
+	if ended != "" && !a.Requested {
+		return fixResult{closed: ended}, nil
+	}
+	head, notApplied, err := w.fixCommit(ctx, pub, a, branch)
+	if err != nil || notApplied != "" {
+		return fixResult{notApplied: notApplied}, err
 	}
 	opts := w.reportOptions(ctx, pub)
 	title, body, err := report.PullRequest(pub.doc, opts)
 	if err != nil {
-		return permanent{err}
+		return fixResult{}, permanent{err}
 	}
 	pr, err := w.ensurePull(ctx, pub, existing, ghclient.NewPull{Title: title, Body: body, Head: branch, Base: pub.repo.DefaultBranch})
 	if err != nil {
-		return err
+		return fixResult{}, err
+	}
+	if existing == nil && len(pub.set.FixLabels) > 0 {
+		if err := pub.gh.AddLabels(ctx, pr.Number, pub.set.FixLabels); err != nil {
+			zerolog.Ctx(ctx).Warn().Err(err).Int("number", pr.Number).Msg("labels of the fix pull request not added")
+		}
 	}
 	comment, err := report.Comment(pub.doc, opts)
 	if err != nil {
-		return permanent{err}
+		return fixResult{}, permanent{err}
 	}
 	s := sticky{repoID: a.RepositoryID, number: pr.Number, kind: store.CommentDiagnosis, body: comment, diagnosisID: pub.rec.ID, bot: pub.bot}
 	if _, err := w.upsertComment(ctx, pub.gh, s); err != nil {
-		return err
+		return fixResult{}, err
 	}
 	zerolog.Ctx(ctx).Info().Int("number", pr.Number).Str("branch", branch).Str("head", head).Msg("fix pull request current")
-	return w.st.UpsertFixPullRequest(ctx, store.FixPullRequest{RepositoryID: a.RepositoryID, ClassID: a.ClassID,
+	err = w.st.UpsertFixPullRequest(ctx, store.FixPullRequest{RepositoryID: a.RepositoryID, ClassID: a.ClassID,
 		Number: pr.Number, Branch: branch, State: store.FixOpen, HeadSHA: head})
+	return fixResult{number: pr.Number, opened: existing == nil}, err
 }
 
 // existingFix finds the open fix pull request of the class: the stored one
-// if GitHub still has it open, else an open one from the branch. proceed is
-// false when a fix pull request of the class was closed or merged: people
-// decided, and Polylane does not open another one.
-func (w *Worker) existingFix(ctx context.Context, pub *published, classID, branch string) (*ghclient.PullRequest, bool, error) {
+// if GitHub still has it open, else an open one from the branch. ended is
+// set ("closed" or "merged") when the class's fix pull request was closed
+// or merged: people decided, and Polylane opens no other one unless asked.
+func (w *Worker) existingFix(ctx context.Context, pub *published, classID, branch string) (*ghclient.PullRequest, string, error) {
 	rec, err := w.st.GetFixPullRequest(ctx, pub.repo.ID, classID)
 	switch {
 	case err == nil:
 		pr, err := pub.gh.GetPull(ctx, rec.Number)
 		if err == nil && pr.State == "open" {
-			return &pr, true, nil
+			return &pr, "", nil
 		}
 		if err == nil {
+			if err := w.recordEnded(ctx, rec, pr); err != nil {
+				return nil, "", err
+			}
 			state := store.FixClosed
 			if pr.Merged {
 				state = store.FixMerged
 			}
-			rec.State = state
-			zerolog.Ctx(ctx).Info().Int("number", pr.Number).Str("state", state).Msg("fix pull request of the class was closed: none opened")
-			return nil, false, w.st.UpsertFixPullRequest(ctx, rec)
+			zerolog.Ctx(ctx).Info().Int("number", pr.Number).Str("state", state).Msg("fix pull request of the class was closed")
+			return nil, state, nil
 		}
 		if !errors.Is(err, ghclient.ErrNotFound) {
-			return nil, false, err
+			return nil, "", err
 		}
 	case !isNotFound(err):
-		return nil, false, err
+		return nil, "", err
 	}
 	list, err := pub.gh.ListPulls(ctx, ghclient.PullQuery{Head: pub.gh.Owner() + ":" + branch, State: "open"})
 	if err != nil {
-		return nil, false, err
+		return nil, "", err
 	}
 	for _, pr := range list {
 		if pr.HeadRef == branch {
-			return &pr, true, nil
+			return &pr, "", nil
 		}
 	}
-	return nil, true, nil
+	return nil, "", nil
 }
 
 // fixCommit makes the fix branch carry the patch applied to the default
 // branch's head and returns the branch's head commit. It writes nothing when
 // the branch already has the patched files. When the patch no longer
-// applies it records why on the delivery and returns "".
-func (w *Worker) fixCommit(ctx context.Context, pub *published, a FixArgs, branch string) (string, error) {
+// applies it returns why, and writes nothing.
+func (w *Worker) fixCommit(ctx context.Context, pub *published, a FixArgs, branch string) (head, notApplied string, err error) {
+	head, err = w.fixBranch(ctx, pub, a, branch)
+	var na *notAppliedError
+	if errors.As(err, &na) {
+		zerolog.Ctx(ctx).Warn().Str("class", a.ClassID).Err(err).Msg("patch does not apply to the default branch")
+		return "", fmt.Sprintf("fix pull request for class %s not opened: %v", a.ClassID, err), nil
+	}
+	return head, "", err
+}
+
+// fixBranch is fixCommit's work; a patch that does not apply gives a
+// *notAppliedError.
+func (w *Worker) fixBranch(ctx context.Context, pub *published, a FixArgs, branch string) (string, error) {
 	gh := pub.gh
 	base := pub.repo.DefaultBranch
 	baseSHA, err := gh.BranchHead(ctx, base)
@@ -121,12 +164,6 @@ func (w *Worker) fixCommit(ctx context.Context, pub *published, a FixArgs, branc
 		return "", err
 	}
 	files, err := w.patchedFiles(ctx, pub, baseSHA)
-	var notApplied *notAppliedError
-	if errors.As(err, &notApplied) {
-		reason := fmt.Sprintf("fix pull request for class %s not opened: %v", a.ClassID, err)
-		zerolog.Ctx(ctx).Warn().Str("class", a.ClassID).Err(err).Msg("patch does not apply to the default branch")
-		return "", w.st.SetDeliveryState(ctx, a.DeliveryGUID, store.DeliveryFailed, clipText(reason, 2000))
-	}
 	if err != nil {
 		return "", err
 	}

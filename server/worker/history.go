@@ -36,7 +36,7 @@ type syncState struct {
 //     known (a gap).
 //
 // The trigger run, from the delivery, is always part of the result.
-func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, workflowID int64, trigger analysis.Run) ([]analysis.Run, error) {
+func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, workflowID int64, trigger analysis.Run, window int) ([]analysis.Run, error) {
 	key := fmt.Sprintf("runs:%d:%d:%s", repoID, workflowID, trigger.HeadBranch)
 	var state syncState
 	entry, err := w.st.GetCacheEntry(ctx, key)
@@ -77,7 +77,7 @@ func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, work
 		switch {
 		case state.Backfilled && fresh < len(res.Runs):
 			next = 0 // reached runs already stored: no gap
-		case !state.Backfilled && inWindow >= w.opts.WindowSize:
+		case !state.Backfilled && inWindow >= window:
 			next = 0 // the window is full
 		}
 		page = next
@@ -89,7 +89,7 @@ func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, work
 	if err := w.st.PutCacheEntry(ctx, store.CacheEntry{Key: key, ETag: newETag, Body: body}); err != nil {
 		return nil, err
 	}
-	return w.loadRuns(ctx, repoID, workflowID, trigger)
+	return w.loadRuns(ctx, repoID, workflowID, trigger, window)
 }
 
 // windowMembers counts the runs that may fall in the trigger's window:
@@ -180,7 +180,7 @@ func runRecord(repoID int64, r analysis.Run) (store.WorkflowRun, error) {
 
 // loadRuns reads the stored history of the trigger's workflow and branch
 // (the newest runs, enough for the window).
-func (w *Worker) loadRuns(ctx context.Context, repoID, workflowID int64, trigger analysis.Run) ([]analysis.Run, error) {
+func (w *Worker) loadRuns(ctx context.Context, repoID, workflowID int64, trigger analysis.Run, window int) ([]analysis.Run, error) {
 	var out []analysis.Run
 	q := store.RunQuery{RepositoryID: repoID, WorkflowID: workflowID, Branch: trigger.HeadBranch, Limit: 500}
 	for len(out) < storedRunsCap {
@@ -191,7 +191,7 @@ func (w *Worker) loadRuns(ctx context.Context, repoID, workflowID int64, trigger
 		for _, rec := range page.Runs {
 			out = append(out, runOf(rec))
 		}
-		if page.Next == nil || len(out) >= max(w.opts.WindowSize*4, 400) {
+		if page.Next == nil || len(out) >= max(window*4, 400) {
 			break
 		}
 		q.After = page.Next

@@ -28,9 +28,14 @@ type published struct {
 	repo store.Repository
 	gh   *ghclient.Repo
 	bot  string
+	inst int64
+	set  settings
 }
 
-// load reads what publishing a run attempt's diagnosis needs.
+// load reads what publishing a run attempt's diagnosis needs: the
+// diagnosis, the run (from the workflow_run delivery guid names, else, for
+// a job started by a comment or a pull request event, from the stored
+// run), the repository, its configuration and the app's bot.
 func (w *Worker) load(ctx context.Context, guid string, installationID int64, key store.RunKey) (*published, error) {
 	rec, err := w.st.GetDiagnosis(ctx, key)
 	if isNotFound(err) {
@@ -43,16 +48,9 @@ func (w *Worker) load(ctx context.Context, guid string, installationID int64, ke
 	if err := json.Unmarshal(rec.Document, doc); err != nil {
 		return nil, fail("stored diagnosis %d is not readable: %v", rec.ID, err)
 	}
-	d, err := w.st.GetDelivery(ctx, guid)
-	if isNotFound(err) {
-		return nil, fail("delivery %s is not stored", guid)
-	}
+	p, err := w.runOfJob(ctx, guid, key)
 	if err != nil {
 		return nil, err
-	}
-	p, err := parseRunPayload(d.Payload)
-	if err != nil {
-		return nil, permanent{err}
 	}
 	repo, err := w.st.GetRepository(ctx, key.RepositoryID)
 	if err != nil {
@@ -72,7 +70,49 @@ func (w *Worker) load(ctx context.Context, guid string, installationID int64, ke
 	if err != nil {
 		return nil, err
 	}
-	return &published{rec: rec, doc: doc, p: p, repo: repo, gh: gh, bot: bot}, nil
+	set, err := w.settingsOf(ctx, gh, repo.ID, repo.DefaultBranch)
+	if err != nil {
+		return nil, err
+	}
+	return &published{rec: rec, doc: doc, p: p, repo: repo, gh: gh, bot: bot, inst: installationID, set: set}, nil
+}
+
+// runOfJob reads the run of a job: from its workflow_run delivery, or from
+// the store when the job did not start with one.
+func (w *Worker) runOfJob(ctx context.Context, guid string, key store.RunKey) (*runPayload, error) {
+	if guid != "" {
+		d, err := w.st.GetDelivery(ctx, guid)
+		switch {
+		case err == nil && d.Event == "workflow_run":
+			p, err := parseRunPayload(d.Payload)
+			if err != nil {
+				return nil, permanent{err}
+			}
+			return p, nil
+		case isNotFound(err):
+			return nil, fail("delivery %s is not stored", guid)
+		case err != nil:
+			return nil, err
+		}
+	}
+	run, err := w.st.GetRun(ctx, key)
+	if isNotFound(err) {
+		return nil, fail("run %d attempt %d is not stored", key.RunID, key.Attempt)
+	}
+	if err != nil {
+		return nil, err
+	}
+	repo, err := w.st.GetRepository(ctx, key.RepositoryID)
+	if err != nil {
+		return nil, err
+	}
+	r := runOf(run)
+	p := &runPayload{Run: r, Workflow: workflowRef{ID: run.WorkflowID, Name: run.WorkflowName, Path: run.WorkflowPath},
+		Repository: repoRef{ID: repo.ID, FullName: repo.FullName, DefaultBranch: repo.DefaultBranch}}
+	if r.Actor != nil {
+		p.Triggerer = r.Actor.Login
+	}
+	return p, nil
 }
 
 // reportOptions are the rendering options of a diagnosis.
@@ -84,7 +124,11 @@ func (w *Worker) reportOptions(ctx context.Context, pub *published) report.Optio
 	}
 	if c, err := w.st.GetClass(ctx, pub.repo.ID, pub.doc.TriggerClass); err == nil && c.Muted {
 		opts.Muted, opts.MuteReason = true, c.MuteReason
+	} else if reason, ok := pub.set.MutedReason(pub.doc.TriggerClass); ok && pub.doc.TriggerClass != "" {
+		opts.Muted, opts.MuteReason = true, reason
 	}
+	opts.ConfigWarnings = pub.set.Warnings
+	opts.Stale = pub.rec.Stale
 	return opts
 }
 
@@ -102,41 +146,64 @@ func (w *Worker) publish(ctx context.Context, a PublishArgs) error {
 		return err
 	}
 	defer release()
-	log := zerolog.Ctx(ctx)
 	opts := w.reportOptions(ctx, pub)
 	prs, err := w.pullRequestsOf(ctx, pub)
 	if err != nil {
 		return err
 	}
-	for _, n := range prs {
+	if len(prs) > 0 && pub.set.CommentOnPullRequests {
+		w.narrate(ctx, pub, &opts)
 		body, err := report.Comment(pub.doc, opts)
 		if err != nil {
 			return permanent{err}
 		}
-		s := sticky{repoID: a.RepositoryID, number: n, kind: store.CommentDiagnosis, body: body, diagnosisID: pub.rec.ID, bot: pub.bot}
-		if _, err := w.upsertComment(ctx, pub.gh, s); err != nil {
-			return err
+		for _, n := range prs {
+			s := sticky{repoID: a.RepositoryID, number: n, kind: store.CommentDiagnosis, body: body, diagnosisID: pub.rec.ID, bot: pub.bot}
+			if _, err := w.upsertComment(ctx, pub.gh, s); err != nil {
+				return err
+			}
 		}
 	}
 	if len(prs) > 0 || pullRequestEvent(pub.p.Run.Event) || pub.p.Run.HeadBranch != pub.repo.DefaultBranch {
 		return nil
 	}
+	if err := w.enqueueLifecycle(ctx, a, pub); err != nil {
+		return err
+	}
 	switch {
 	case pub.doc.Patch != nil && pub.doc.Verdict.Kind != history.Regression:
-		if pub.p.loopGuarded(pub.bot) {
-			log.Info().Msg("run of Polylane's own branch or bot: no fix pull request")
-			return nil
-		}
-		if opts.Muted {
-			log.Info().Str("class", pub.doc.TriggerClass).Msg("class muted: no fix pull request")
-			return nil
-		}
-		return w.st.Enqueue(ctx, store.Job{Args: FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
-			RepositoryID: a.RepositoryID, ClassID: pub.doc.TriggerClass, RunID: a.RunID, Attempt: a.Attempt}})
-	case pub.doc.Verdict.Kind == history.Regression && pub.doc.Patch == nil:
+		return w.enqueueFix(ctx, a, pub, opts)
+	case pub.doc.Verdict.Kind == history.Regression && pub.doc.Patch == nil && pub.set.CommentOnDefaultBranch:
 		return w.regressionComment(ctx, pub, opts)
 	}
 	return nil
+}
+
+// enqueueFix queues the fix pull request job of a default-branch failure
+// with a patch: when fix pull requests are automatic, or to refresh the
+// class's open fix pull request with the new evidence. Polylane's own runs
+// and muted classes get none.
+func (w *Worker) enqueueFix(ctx context.Context, a PublishArgs, pub *published, opts report.Options) error {
+	log := zerolog.Ctx(ctx)
+	switch {
+	case pub.p.loopGuarded(pub.bot):
+		log.Info().Msg("run of Polylane's own branch or bot: no fix pull request")
+		return nil
+	case opts.Muted:
+		log.Info().Str("class", pub.doc.TriggerClass).Msg("class muted: no fix pull request")
+		return nil
+	case !pub.set.AutomaticFixes:
+		f, err := w.st.GetFixPullRequest(ctx, pub.repo.ID, pub.doc.TriggerClass)
+		if isNotFound(err) || err == nil && f.State != store.FixOpen {
+			log.Info().Str("class", pub.doc.TriggerClass).Msg("fix pull requests are not automatic here: none opened")
+			return nil
+		}
+		if err != nil {
+			return err
+		}
+	}
+	return w.st.Enqueue(ctx, store.Job{Args: FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
+		RepositoryID: a.RepositoryID, ClassID: pub.doc.TriggerClass, RunID: a.RunID, Attempt: a.Attempt}})
 }
 
 // pullRequestsOf finds the pull requests of the run in this repository:

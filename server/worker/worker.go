@@ -12,6 +12,7 @@ import (
 
 	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/ghclient"
+	"github.com/polylane/polylane/server/narrator"
 	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 )
@@ -44,6 +45,13 @@ type Options struct {
 	JobTimeout time.Duration
 	// MaxBlobs bounds the repository files one diagnosis downloads (0: 400).
 	MaxBlobs int
+	// FailingConclusions are the run conclusions diagnosed in repositories
+	// whose .github/polylane.yml does not choose (nil:
+	// webhook.DefaultFailingConclusions).
+	FailingConclusions []string
+	// Narrator words comments and answers "@polylane why" for repositories
+	// that opted in (nil: Polylane's own text everywhere).
+	Narrator *narrator.Narrator
 }
 
 // Cache retention: entries of the GitHub response cache not written for
@@ -81,7 +89,8 @@ func (w *Worker) pruneCache(ctx context.Context) {
 	}
 }
 
-// Register adds the diagnose, publish and fix workers to workers.
+// Register adds the diagnose, publish, fix, mention, pull request and
+// lifecycle workers to workers.
 func Register(workers *river.Workers, opts Options) (*Worker, error) {
 	if opts.Store == nil {
 		return nil, errors.New("worker: no store")
@@ -95,6 +104,9 @@ func Register(workers *river.Workers, opts Options) (*Worker, error) {
 	if opts.MaxBlobs <= 0 {
 		opts.MaxBlobs = 400
 	}
+	if opts.FailingConclusions == nil {
+		opts.FailingConclusions = webhook.DefaultFailingConclusions
+	}
 	w := &Worker{opts: opts, st: opts.Store, gh: opts.GitHub, log: opts.Logger}
 	if err := river.AddWorkerSafely(workers, &diagnoseWorker{w: w}); err != nil {
 		return nil, fmt.Errorf("register diagnose worker: %w", err)
@@ -104,6 +116,9 @@ func Register(workers *river.Workers, opts Options) (*Worker, error) {
 	}
 	if err := river.AddWorkerSafely(workers, &fixWorker{w: w}); err != nil {
 		return nil, fmt.Errorf("register fix worker: %w", err)
+	}
+	if err := registerConversation(workers, w); err != nil {
+		return nil, err
 	}
 	return w, nil
 }
