@@ -28,6 +28,10 @@ func TestLocalizeStructure(t *testing.T) {
 		{"jenkins-pipeline.log", "internal/cart/total.go:42:9: undefined: applyVoucher", nil, []string{"error budget"}},
 		// a failure marked in the progress listing and restated with its location below
 		{"xcpretty.log", "testThatUploadRequestWithInvalidURLThrows, XCTAssertTrue failed", []string{"SessionTests.swift:550"}, []string{"\u2713 testThatDataRequestSucceeds"}},
+		// pip gave up on the connection and then found no version: the connection failure is the cause
+		{"pip-retries.log", "Retrying (Retry(total=0", []string{"Could not find a version that satisfies the requirement urllib3"}, nil},
+		// no retries before it: a package that does not exist is the cause
+		{"pip-missing.log", "No matching distribution found for reqeusts-oauth", nil, []string{"Retrying"}},
 	}
 	for _, tc := range tests {
 		t.Run(tc.log, func(t *testing.T) {

@@ -115,6 +115,11 @@ func (z *localizer) rank(total int, spans []StepSpan) ranking {
 	}
 	ex := z.explain(best, reg)
 	out.cause, out.test, out.named = ex.cause, ex.test, ex.verdict
+	if ex.test == "" {
+		if l, ok := exhaustedRetry(best); ok {
+			out.cause = l // the tool gave up on the connection, then found no version
+		}
+	}
 	out.cmd, out.cmdLine = best.cmd, best.cmdLine
 	lo, hi := max(0, best.best-contextBefore), min(len(best.lines), best.best+contextAfter+1)
 	if ex.verdict.n != 0 {
@@ -126,6 +131,9 @@ func (z *localizer) rank(total int, spans []StepSpan) ranking {
 		out.context = append(out.context, best.lines[i])
 	}
 	out.context = without(out.context, out.cause.n, out.named.n)
+	if out.cause.n != best.lines[best.best].n {
+		out.context = append([]storedLine{best.lines[best.best]}, without(out.context, best.lines[best.best].n)...)
+	}
 	if second != nil && second != best {
 		lo, hi := max(0, second.best-1), min(len(second.lines), second.best+secondLines)
 		if promoted {

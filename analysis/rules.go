@@ -89,6 +89,11 @@ func classifyLine(in ruleInput) feature {
 		return f
 	}
 	ltt := in.lc[len(in.lc)-len(tt):]
+	if bytes.HasPrefix(ltt, []byte("failure/error:")) {
+		// RSpec states a failed expectation with the code that failed
+		f.class, f.score = clsTest, classScore[clsTest]
+		return f
+	}
 	kw, found := vocabScore(ltt)
 	f.found = found
 	if found.has(kwTreated) || found.has(kwWerror) && containsAny(ltt, "due to -werror", "[-werror", "because of -werror") {

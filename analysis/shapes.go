@@ -149,6 +149,7 @@ var genericPhrases = []string{
 	"process didn't exit successfully", "could not compile", "execution failed for task",
 	"recipe for target", "test suites:", "tests run:", "failing", "failed (failures=", "failed (errors=",
 	"the following tests failed", "failed consistently, continuing", "tests: ", "error summary",
+	"failed examples:", // rspec's list of rerun commands
 	// build tools' closing advice
 	"re-run maven", "full stack trace of the errors", "about the errors and possible solutions",
 	"after correcting the problems", "mvn <goals>", "please refer to ", "run with --stacktrace", "run with --info",

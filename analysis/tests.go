@@ -33,6 +33,7 @@ type testTracker struct {
 	failed []failedTest
 	starts map[string]int // Go test -> line of its last "=== RUN"/"=== CONT"
 	errAt  int            // line of the last "=== ERROR" section header
+	listAt int            // line of the last failure summary header ("Failures:", "2 failing")
 }
 
 func newTestTracker() testTracker { return testTracker{starts: map[string]int{}} }
@@ -49,7 +50,15 @@ func (t *testTracker) observe(n int, text []byte, f feature) {
 		}
 		return
 	}
+	if f.flags&fSummary != 0 {
+		t.listAt = n
+	}
 	if f.class != clsTest && f.flags&fHeader == 0 || len(t.failed) >= maxFailedTests {
+		return
+	}
+	if ft, ok := numberedFailure(tt); ok && t.listAt > 0 && t.listAt < n {
+		ft.n = n
+		t.failed = append(t.failed, ft)
 		return
 	}
 	if ft, ok := parseVerdict(tt); ok {
@@ -220,4 +229,22 @@ func (t *testTracker) fullName(name string) string {
 		}
 	}
 	return name
+}
+
+// numberedFailure reads the numbered header that RSpec and Mocha print
+// above each failure's details in their failure list ("  1) Cart totals
+// applies the voucher"); minitest's "1) Failure:" names no test.
+func numberedFailure(tt []byte) (failedTest, bool) {
+	j := 0
+	for j < len(tt) && j < 4 && isDigit(tt[j]) {
+		j++
+	}
+	if j == 0 || j+2 > len(tt) || tt[j] != ')' || tt[j+1] != ' ' {
+		return failedTest{}, false
+	}
+	name := strings.TrimSpace(string(tt[j+2:]))
+	if name == "" || strings.HasSuffix(name, ":") || len(name) > maxTestBytes {
+		return failedTest{}, false
+	}
+	return failedTest{name: name, header: true}, true
 }

@@ -32,6 +32,18 @@ func TestParseVerdict(t *testing.T) {
 		{"Error: some tests failed", "", false, false, false},
 		{"--- PASS: chainsaw/create (2.10s)", "", false, false, false},
 	}
+	for _, tc := range []struct{ line, name string }{
+		{"1) Invoices::Dunning escalates after the second reminder", "Invoices::Dunning escalates after the second reminder"},
+		{"12) Cart totals applies the voucher", "Cart totals applies the voucher"},
+		{"1) Failure:", ""}, // minitest: the name follows on the next line
+		{"1)", ""},
+		{"Failures:", ""},
+	} {
+		ft, ok := numberedFailure([]byte(tc.line))
+		if ok != (tc.name != "") || ft.name != tc.name || ok && !ft.header {
+			t.Errorf("numberedFailure(%q) = %+v, %v; want %q", tc.line, ft, ok, tc.name)
+		}
+	}
 	for _, tc := range tests {
 		ft, ok := parseVerdict([]byte(tc.line))
 		if ok != tc.ok || ft.name != tc.name || ft.header != tc.header || ft.bare != tc.bare {
@@ -51,6 +63,7 @@ func TestAnalyzeNamesFailingTest(t *testing.T) {
 		{"pytest.log", "tests/test_window.py::test_window_is_idempotent[sqlite]", "E       assert 9994 == 10000", ""},
 		{"surefire.log", "com.example.fare.DiscountTest#childFareIsRounded", "AssertionFailedError: expected: <12.40>", "DiscountTest.childFareIsRounded -- Time elapsed"},
 		{"cargo.log", "tiles::cache::tests::keeps_hot_tiles", "assertion `left == right` failed: hot tile evicted", ""},
+		{"rspec.log", "Invoices::Dunning escalates after the second reminder", "Failure/Error: expect(invoice.reload.stage)", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.log, func(t *testing.T) {
