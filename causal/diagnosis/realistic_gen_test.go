@@ -105,9 +105,9 @@ type rsExpect struct {
 	mechanism    string
 	mechanismAny []string
 	cause        string
-	// engineCause is a cause-line fact the analysis engine does not meet
-	// yet; it is written as engine_cause_line_contains (see
-	// TestRealisticEngineCauseLines) so that the generic test stays green.
+	// engineCause is a cause-line fact written as engine_cause_line_contains
+	// and checked by TestRealisticEngineCauseLines (the generic test does
+	// not read it); use it for a second line the engine must return.
 	engineCause   string
 	producer      *rsAnchor
 	patch         bool
@@ -439,10 +439,10 @@ func compactJSON(v any) []byte {
 	return append(b, '\n')
 }
 
-// TestRealisticEngineCauseLines checks the cause-line facts of the realistic
-// scenarios that the analysis engine does not meet yet: the line that states
-// why the job failed must be among failure.lines. A gap is skipped with its
-// details (it is the engine's to fix) unless POLYLANE_STRICT_ENGINE is set.
+// TestRealisticEngineCauseLines checks the engine_cause_line_contains facts
+// of the realistic scenarios: the line that states why the job failed must
+// be among failure.lines. It is strict: a gap fails the test with the lines
+// the engine chose.
 func TestRealisticEngineCauseLines(t *testing.T) {
 	for _, s := range rsScenarios() {
 		if s.expect.engineCause == "" {
@@ -460,11 +460,7 @@ func TestRealisticEngineCauseLines(t *testing.T) {
 				}
 				got = append(got, l.Text)
 			}
-			msg := fmt.Sprintf("analysis engine gap: no cause line contains %q; the engine chose %q", s.expect.engineCause, got)
-			if os.Getenv("POLYLANE_STRICT_ENGINE") != "" {
-				t.Fatal(msg)
-			}
-			t.Skip(msg)
+			t.Fatalf("analysis engine gap: no cause line contains %q; the engine chose %q", s.expect.engineCause, got)
 		})
 	}
 }

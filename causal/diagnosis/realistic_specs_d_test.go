@@ -132,7 +132,7 @@ jobs:
 		authors:  []string{"ravi-s", "emmaj", "t-okafor"},
 		messages: []string{"Materialize: incremental windows", "Add TTL to online views", "Fix tz-aware window bounds", "Bump pyarrow to 18", "Docs: feature views"},
 		start:    time.Date(2026, 8, 30, 6, 0, 0, 0, time.UTC),
-		expect: rsExpect{verdict: "flaky", mechanism: "transient-network", engineCause: "Retrying (Retry(total=0",
+		expect: rsExpect{verdict: "flaky", mechanism: "transient-network", cause: "Retrying (Retry(total=0", engineCause: "Retrying (Retry(total=0",
 			producer: &rsAnchor{file: ".github/workflows/tests.yml", from: "pip install -r requirements/dev.txt"},
 			patch:    true, patchFiles: []string{".github/workflows/tests.yml"}, ciOnly: &rsTrue, pattern: "intermittent"},
 	}
