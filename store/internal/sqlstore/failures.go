@@ -20,7 +20,9 @@ func jsonText(doc json.RawMessage, def, what string) (string, error) {
 	return string(doc), nil
 }
 
-// PutOccurrences replaces the failure occurrences of a run attempt.
+// PutOccurrences replaces the failure occurrences of a run attempt. As in
+// PutJobs, rows another diagnosis committed meanwhile for the same attempt
+// are kept rather than failing this one.
 func (s *Records) PutOccurrences(ctx context.Context, key store.RunKey, occ []store.Occurrence) error {
 	if err := validKey(key); err != nil {
 		return err
@@ -58,7 +60,7 @@ func (s *Records) PutOccurrences(ctx context.Context, key store.RunKey, occ []st
 			_, err := tx.Exec(ctx, `
 INSERT INTO failure_occurrences (repository_id, run_id, attempt, job_id, job_name, step_number, step_name,
     signature, signature_id, cause_lines, exit_code, unknown, class_id, occurred_at, detail)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15)`,
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $15) ON CONFLICT DO NOTHING`,
 				key.RepositoryID, key.RunID, key.Attempt, o.JobID, o.JobName, o.StepNumber, o.StepName,
 				o.Signature, o.SignatureID, lines[i], o.ExitCode, o.Unknown, o.ClassID, norm(when), details[i])
 			if err != nil {

@@ -2,12 +2,16 @@ package sqlstore
 
 import (
 	"context"
+	"errors"
 	"fmt"
 
 	"github.com/polylane/polylane/store"
 )
 
-// PutJobs replaces the jobs and steps of a run attempt.
+// PutJobs replaces the jobs and steps of a run attempt. Two diagnoses on
+// different replicas may cache the same attempt at once: a job the other
+// committed meanwhile for the same attempt is kept rather than failing
+// this one; a job id of another attempt is still a conflict.
 func (s *Records) PutJobs(ctx context.Context, key store.RunKey, jobs []store.WorkflowJob) error {
 	if err := validKey(key); err != nil {
 		return err
@@ -39,11 +43,25 @@ func (s *Records) PutJobs(ctx context.Context, key store.RunKey, jobs []store.Wo
 }
 
 func insertJob(ctx context.Context, tx Tx, key store.RunKey, j store.WorkflowJob) error {
-	_, err := tx.Exec(ctx, `
+	var id int64
+	err := tx.QueryRow(ctx, `
 INSERT INTO workflow_jobs (id, repository_id, run_id, attempt, name, status, conclusion, started_at, completed_at, html_url)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`,
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10) ON CONFLICT (id) DO NOTHING RETURNING id`,
 		j.ID, key.RepositoryID, key.RunID, key.Attempt, j.Name, j.Status, j.Conclusion,
-		optTime(j.StartedAt), optTime(j.CompletedAt), j.HTMLURL)
+		optTime(j.StartedAt), optTime(j.CompletedAt), j.HTMLURL).Scan(&id)
+	if errors.Is(err, store.ErrNotFound) {
+		// Another writer has the job: the same attempt (a concurrent
+		// PutJobs; its steps are there too) or, wrongly, another one.
+		var owner store.RunKey
+		if err := tx.QueryRow(ctx, `SELECT repository_id, run_id, attempt FROM workflow_jobs WHERE id = $1`, j.ID).
+			Scan(&owner.RepositoryID, &owner.RunID, &owner.Attempt); err != nil {
+			return fmt.Errorf("insert job %d: %w", j.ID, err)
+		}
+		if owner != key {
+			return fmt.Errorf("insert job %d: it belongs to run %d attempt %d: %w", j.ID, owner.RunID, owner.Attempt, store.ErrConflict)
+		}
+		return nil
+	}
 	if err != nil {
 		return fmt.Errorf("insert job %d: %w", j.ID, err)
 	}
