@@ -70,7 +70,7 @@ type problem struct {
 func (p problem) String() string {
 	where := "the file"
 	if p.path != "" {
-		where = "`" + p.path + "`"
+		where = p.path
 	}
 	if p.line > 0 {
 		return fmt.Sprintf("line %d: %s %s", p.line, where, p.msg)
