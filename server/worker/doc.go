@@ -1,5 +1,17 @@
 // Package worker runs Polylane's queued jobs (River): diagnose a run, publish
-// the report, open or update a fix pull request.
+// the report, open or update a fix pull request, answer "@polylane"
+// commands, mark assessments stale when a pull request moves, record how fix
+// pull requests end and close those whose class stopped on its own.
+//
+// Every job reads the repository's .github/polylane.yml from the head of
+// the default branch (package repoconfig; cached by commit): which runs are
+// diagnosed, the window, where Polylane comments, whether fix pull requests
+// open on their own, muted classes and the narrator opt-in. A mention job
+// acknowledges the comment with 👀, checks write permission through the API
+// before fix, rerun, mute and unmute, and answers each command once per
+// comment (recorded in the store; a retry finds a reply whose recording was
+// lost). The narrator, when configured and opted in, only words text: its
+// output is never parsed for commands.
 //
 // A diagnose job (webhook.DiagnoseArgs) brings the history cache up to date
 // with few GitHub calls (a conditional listing of the first page of runs,
