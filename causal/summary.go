@@ -191,13 +191,16 @@ func (x *explainer) whatHappened() string {
 		b.WriteString(" ")
 		b.WriteString(strings.TrimSuffix(capitalize(x.in.Cadence), ".") + ".")
 	}
+	if s := x.mechanismSentence(); s != "" {
+		b.WriteString(" " + s)
+	}
 	return strings.TrimSpace(b.String())
 }
 
 // whyThisFix says why the patch addresses the mechanism, or why there is none.
 func (x *explainer) whyThisFix() string {
 	if x.patch != nil {
-		return x.patch.Rationale
+		return x.rationaleWithFiles()
 	}
 	if x.fixNote != "" {
 		return x.fixNote

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/polylane/polylane/analysis/scenario"
+	"github.com/polylane/polylane/causal"
 	"github.com/polylane/polylane/causal/patch/patchtest"
 )
 
@@ -37,6 +38,7 @@ func checkCausalExpect(t *testing.T, d *Diagnosis, s *scenario.Scenario) {
 	if r := e.ProducerLineRange; len(r) == 2 && (c.Producer.Line < r[0] || c.Producer.Line > r[1]) {
 		t.Errorf("producer line = %d (%s), want within %v", c.Producer.Line, c.Producer.Symbol, r)
 	}
+	checkParagraphs(t, d)
 	if e.PatchExpected != nil && (d.Patch != nil) != *e.PatchExpected {
 		t.Fatalf("patch present = %v, want %v (%s)", d.Patch != nil, *e.PatchExpected, d.WhyThisFix)
 	}
@@ -84,5 +86,26 @@ func checkImpactExpect(t *testing.T, d *Diagnosis, e *scenario.Expect) {
 		return strings.Contains(a, *e.AffectedContains)
 	}) {
 		t.Errorf("affected %v does not contain %q", d.Impact.Affected, *e.AffectedContains)
+	}
+}
+
+// checkParagraphs checks that the causal stage's own paragraphs name the
+// mechanism in plain words and, with a patch, every file it changes.
+func checkParagraphs(t *testing.T, d *Diagnosis) {
+	t.Helper()
+	cat := d.Chain.Mechanism.Category
+	if cat != causal.Unknown && !strings.Contains(d.Summary, causal.PlainMechanism(cat)) {
+		t.Errorf("summary does not say the mechanism %s in plain words: %s", cat, d.Summary)
+	}
+	if d.Patch == nil {
+		return
+	}
+	for _, f := range d.Patch.Files {
+		if !strings.Contains(d.WhyThisFix, f.Path) || !strings.Contains(d.Summary, f.Path) {
+			t.Errorf("summary or why-this-fix does not name the patched file %s:\n%s\n%s", f.Path, d.Summary, d.WhyThisFix)
+		}
+	}
+	if !strings.Contains(d.WhyThisFix, cat) && !strings.Contains(d.WhyThisFix, causal.PlainMechanism(cat)) {
+		t.Errorf("why-this-fix does not say the mechanism %s: %s", cat, d.WhyThisFix)
 	}
 }

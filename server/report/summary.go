@@ -9,29 +9,9 @@ import (
 	"github.com/polylane/polylane/causal"
 )
 
-// mechanismPhrases say in a few words what each mechanism category means.
-var mechanismPhrases = map[string]string{
-	causal.RolloutRace:        "readiness gate that passes while a rollout is still under way",
-	causal.Ordering:           "resource that is used or awaited before it exists or is ready",
-	causal.TransientNetwork:   "transient network error on a call that nothing retries",
-	causal.RateLimit:          "remote service that rate-limits the job",
-	causal.ResourceExhaustion: "runner that runs out of memory, disk, processes or file watches",
-	causal.Timeout:            "step or command that runs out of time",
-	causal.PortConflict:       "fixed port that is already taken",
-	causal.Dependency:         "dependency that fails to resolve, pin or verify",
-	causal.Credentials:        "credential that is missing or refused",
-	causal.TestFailure:        "test that fails",
-	causal.BuildFailure:       "build that fails",
-}
-
-// mechanismPhrase describes a category; unknown categories get a neutral
-// phrase.
-func mechanismPhrase(category string) string {
-	if p, ok := mechanismPhrases[category]; ok {
-		return p
-	}
-	return "mechanism Polylane could not name"
-}
+// mechanismPhrase describes a category in a few plain words; unknown
+// categories get a neutral phrase.
+func mechanismPhrase(category string) string { return causal.PlainMechanism(category) }
 
 // known reports whether the chain names a mechanism.
 func known(c *causal.Chain) bool {
