@@ -41,6 +41,9 @@ func (x *explainer) placeholderValue(name string) string {
 	case "cause_cite":
 		return cite(append(append([]string{}, x.ids["cause"]...), x.ids["emitter"]...)...)
 	case "retry_note":
+		if l := x.em.Node.RetryLoop(); l != nil && l.Wait {
+			return "It runs in a wait loop that polls it " + loopWords(l) + ", and the wait still failed."
+		}
 		if r := x.retryOf(x.em.Node); r != "" {
 			return "It is retried through " + r + ", and it still failed."
 		}

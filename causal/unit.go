@@ -110,9 +110,13 @@ func (x *explainer) failedUnit() FailedUnit {
 		if l := n.RetryLoop(); l != nil {
 			if !seenLoop[l] {
 				seenLoop[l] = true
-				id := x.ev.file(n.File, l.Line, firstLineOf(l.Text), "retry loop around "+commandName(n))
+				kind, words := "retry loop around ", fmt.Sprintf("%s retries `%s` %s", label, commandName(n), loopWords(l))
+				if l.Wait {
+					kind, words = "wait loop polling ", fmt.Sprintf("%s waits in a polling loop on `%s` (%s)", label, commandName(n), loopWords(l))
+				}
+				id := x.ev.file(n.File, l.Line, firstLineOf(l.Text), kind+commandName(n))
 				x.ids["retries"] = append(x.ids["retries"], id)
-				retried = append(retried, fmt.Sprintf("%s retries `%s` %s", label, commandName(n), loopWords(l)))
+				retried = append(retried, words)
 			}
 			continue
 		}

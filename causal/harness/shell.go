@@ -78,6 +78,10 @@ type Loop struct {
 	Sleep string
 	// Retry is set for a loop that repeats a command until it succeeds.
 	Retry bool
+	// Wait is set for a loop that polls a condition rather than repeating
+	// an action: every command it tests is a read-only probe (kill -0, a
+	// health URL on the local machine, pg_isready, nc -z, kubectl get).
+	Wait bool
 	// Text is the loop's source text.
 	Text string
 }

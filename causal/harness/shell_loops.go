@@ -111,9 +111,11 @@ func (w *shellWalker) finishLoop(l *Loop, cond, body []*syntax.Stmt) {
 			return true
 		})
 	}
+	var checks []*syntax.Stmt
 	for _, st := range cond {
 		if nontrivialCondition(st) {
 			tested = true
+			checks = append(checks, st)
 		}
 	}
 	for _, st := range body {
@@ -121,14 +123,87 @@ func (w *shellWalker) finishLoop(l *Loop, cond, body []*syntax.Stmt) {
 			for _, cs := range ic.Cond {
 				if nontrivialCondition(cs) {
 					tested = true
+					checks = append(checks, cs)
 				}
 			}
 		}
 		if b, ok := st.Cmd.(*syntax.BinaryCmd); ok && (b.Op == syntax.AndStmt || b.Op == syntax.OrStmt) {
 			tested = true
+			checks = append(checks, b.X)
 		}
 	}
 	l.Retry = (l.Kind != "for" && tested) || (exits && tested) || (l.Kind == "for" && exits && l.Sleep != "")
+	l.Wait = l.Retry && w.onlyProbes(checks)
+}
+
+// onlyProbes reports whether the statements run at least one command and
+// every command they run is a read-only probe.
+func (w *shellWalker) onlyProbes(stmts []*syntax.Stmt) bool {
+	probes, others := 0, 0
+	for _, st := range stmts {
+		syntax.Walk(st, func(node syntax.Node) bool {
+			call, ok := node.(*syntax.CallExpr)
+			if !ok || len(call.Args) == 0 {
+				return true
+			}
+			var words []string
+			for _, a := range call.Args {
+				words = append(words, w.text(a))
+			}
+			switch literal(call.Args[0]) {
+			case "[", "test", "true", "false", ":", "sleep", "echo", "printf", "cat":
+			default:
+				if isProbe(words) {
+					probes++
+				} else {
+					others++
+				}
+			}
+			return false // command substitutions in the arguments only read
+		})
+	}
+	return probes > 0 && others == 0
+}
+
+// probeTools are commands that only look: each maps to the argument that
+// makes it a probe ("" when any use is one).
+var probeTools = map[string]string{"kill": "-0", "pg_isready": "", "mysqladmin": "ping", "redis-cli": "ping",
+	"nc": "-z", "ncat": "-z", "grep": "", "pgrep": "", "ss": "", "lsof": "", "docker": "", "kubectl": "",
+	"curl": "", "wget": ""}
+
+// isProbe reports whether a command's words (wrappers such as sudo and
+// timeout skipped) only check a condition.
+func isProbe(words []string) bool {
+	for len(words) > 0 && (words[0] == "sudo" || words[0] == "timeout" || words[0] == "!" || atoiBounded(words[0]) > 0 || strings.HasPrefix(words[0], "-")) {
+		words = words[1:]
+	}
+	if len(words) == 0 {
+		return false
+	}
+	arg, ok := probeTools[words[0]]
+	if !ok {
+		return false
+	}
+	rest := strings.Join(words[1:], " ")
+	switch words[0] {
+	case "docker":
+		return len(words) > 1 && (words[1] == "info" || words[1] == "inspect" || words[1] == "ps" || words[1] == "version")
+	case "kubectl":
+		return strings.Contains(" "+rest+" ", " get ") || strings.Contains(" "+rest+" ", " wait ") || strings.Contains(rest, "cluster-info")
+	case "curl", "wget":
+		local := containsAnyWord(rest, "localhost", "127.0.0.1", "[::1]", "$ADDR", "/health", "/ready", "/live", "/ping", "/status")
+		return local && !containsAnyWord(rest, " -o ", " -O ", "--output", "| ", "-X POST", "--data")
+	}
+	return arg == "" || strings.Contains(" "+rest+" ", " "+arg+" ")
+}
+
+func containsAnyWord(s string, subs ...string) bool {
+	for _, sub := range subs {
+		if strings.Contains(s, sub) {
+			return true
+		}
+	}
+	return false
 }
 
 // nontrivialCondition reports whether a condition runs a real command rather

@@ -59,20 +59,24 @@ helper https://example.com
 
 func TestParseShellLoops(t *testing.T) {
 	tests := []struct {
-		name  string
-		src   string
-		bound int
-		sleep string
-		retry bool
+		name        string
+		src         string
+		bound       int
+		sleep       string
+		retry, wait bool
 	}{
-		{"for items", "for i in 1 2 3 4 5; do\n  kubectl apply -f x && break\n  sleep 10\ndone", 5, "10", true},
-		{"for seq", "for i in $(seq 1 30); do docker info && break; sleep 2; done", 30, "2", true},
-		{"for brace", "for i in {1..7}; do curl -f x && break; sleep 3; done", 7, "3", true},
-		{"until counter", "n=0\nuntil helm repo update; do\n  n=$((n+1))\n  [ $n -ge 4 ] && exit 1\n  sleep 5\ndone", 4, "5", true},
-		{"until unbounded", "until kubectl get ns x; do sleep 1; done", 0, "1", true},
-		{"while var bound", "MAX=6\ni=0\nwhile [ $i -lt $MAX ]; do\n  if make deps; then break; fi\n  i=$((i+1))\n  sleep $((2**i))\ndone", 6, "$((2**i))", true},
-		{"plain loop", "for f in a b; do echo $f; done", 2, "", false},
-		{"c style", "for ((i=0; i<3; i++)); do go mod download && break; sleep 4; done", 3, "4", true},
+		{"for items", "for i in 1 2 3 4 5; do\n  kubectl apply -f x && break\n  sleep 10\ndone", 5, "10", true, false},
+		{"for seq", "for i in $(seq 1 30); do docker info && break; sleep 2; done", 30, "2", true, true},
+		{"for brace", "for i in {1..7}; do curl -f x && break; sleep 3; done", 7, "3", true, false},
+		{"until counter", "n=0\nuntil helm repo update; do\n  n=$((n+1))\n  [ $n -ge 4 ] && exit 1\n  sleep 5\ndone", 4, "5", true, false},
+		{"until unbounded", "until kubectl get ns x; do sleep 1; done", 0, "1", true, true},
+		{"while var bound", "MAX=6\ni=0\nwhile [ $i -lt $MAX ]; do\n  if make deps; then break; fi\n  i=$((i+1))\n  sleep $((2**i))\ndone", 6, "$((2**i))", true, false},
+		{"plain loop", "for f in a b; do echo $f; done", 2, "", false, false},
+		{"c style", "for ((i=0; i<3; i++)); do go mod download && break; sleep 4; done", 3, "4", true, false},
+		// a readiness poll: it checks that a process lives and a local health URL answers
+		{"health poll", "for i in $(seq 1 20); do\n  sleep 1\n  if ! sudo kill -0 \"$(cat \"$PIDFILE\")\" 2>/dev/null; then exit 1; fi\n  if curl -fsS \"http://$ADDR/healthz\" >/dev/null 2>&1; then exit 0; fi\ndone", 20, "1", true, true},
+		{"pg poll", "until pg_isready -h localhost -U app; do sleep 2; done", 0, "2", true, true},
+		{"download retry", "for i in 1 2 3; do curl -fsSL -o tool.tgz https://example.com/tool.tgz && break; sleep 5; done", 3, "5", true, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -84,8 +88,8 @@ func TestParseShellLoops(t *testing.T) {
 				t.Fatalf("loops = %d, want 1", len(s.Loops))
 			}
 			l := s.Loops[0]
-			if l.Bound != tt.bound || l.Sleep != tt.sleep || l.Retry != tt.retry {
-				t.Errorf("loop = bound %d sleep %q retry %v, want %d %q %v", l.Bound, l.Sleep, l.Retry, tt.bound, tt.sleep, tt.retry)
+			if l.Bound != tt.bound || l.Sleep != tt.sleep || l.Retry != tt.retry || l.Wait != tt.wait {
+				t.Errorf("loop = bound %d sleep %q retry %v wait %v, want %d %q %v %v", l.Bound, l.Sleep, l.Retry, l.Wait, tt.bound, tt.sleep, tt.retry, tt.wait)
 			}
 		})
 	}
