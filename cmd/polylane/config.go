@@ -15,6 +15,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/polylane/polylane/server/narrator"
 	"github.com/polylane/polylane/store/sqlite"
 )
 
@@ -40,6 +41,8 @@ type Config struct {
 	FailingConclusions []string
 	Publish            bool
 	Dashboard          dashboardConfig // settings in dashboard.go
+	// LLM configures the narrator; an empty BaseURL turns it off.
+	LLM narrator.Config
 	Queue              queueConfig     // settings in queue.go
 
 	// from names where each setting came from, by environment variable: the
@@ -125,11 +128,56 @@ var settings = []setting{
 		Usage: "Completed runs of the same workflow and branch a diagnosis looks at (1 to 1000).",
 		set:   setHistoryWindow},
 	{Env: "POLYLANE_FAILING_CONCLUSIONS", Flag: "failing-conclusions", Default: "failure,timed_out", Commands: []string{cmdServe},
-		Usage: "Comma-separated workflow_run conclusions that start a diagnosis (failure, timed_out, cancelled, startup_failure, action_required).",
+		Usage: "Comma-separated workflow_run conclusions that start a diagnosis (failure, timed_out, cancelled, startup_failure, action_required), unless a repository's .github/polylane.yml chooses its own.",
 		set:   setFailingConclusions},
 	{Env: "POLYLANE_PUBLISH", Flag: "publish", Default: "true", Commands: []string{cmdServe},
 		Usage: "Post assessment comments and open fix pull requests (true or false); false only stores diagnoses.",
 		set:   setPublish},
+	{Env: "POLYLANE_LLM_BASE_URL", Flag: "llm-base-url", Commands: []string{cmdServe},
+		Usage: "OpenAI-compatible API base URL of the narrator (the part before /chat/completions, such as http://127.0.0.1:11434/v1); empty turns the narrator off.",
+		set:   func(c *Config, v string) error { c.LLM.BaseURL = v; return nil }},
+	{Env: "POLYLANE_LLM_MODEL", Flag: "llm-model", Commands: []string{cmdServe},
+		Usage: "Model name the narrator asks for; required with POLYLANE_LLM_BASE_URL.",
+		set:   func(c *Config, v string) error { c.LLM.Model = v; return nil }},
+	{Env: "POLYLANE_LLM_API_KEY", Secret: true, Commands: []string{cmdServe},
+		Usage: "Bearer key of the LLM endpoint; empty for local servers.",
+		set:   func(c *Config, v string) error { c.LLM.APIKey = v; return nil }},
+	{Env: "POLYLANE_LLM_TIMEOUT", Flag: "llm-timeout", Default: "20s", Commands: []string{cmdServe},
+		Usage: "Time limit of one narrator request; after it Polylane uses its own text.",
+		set:   setLLMTimeout},
+	{Env: "POLYLANE_LLM_MAX_TOKENS", Flag: "llm-max-tokens", Default: "800", Commands: []string{cmdServe},
+		Usage: "Completion tokens per narrator request (16 to 32768).",
+		set:   func(c *Config, v string) (err error) { c.LLM.MaxTokens, err = intIn(v, 16, 32768); return err }},
+	{Env: "POLYLANE_LLM_DAILY_TOKENS", Flag: "llm-daily-tokens", Default: "200000", Commands: []string{cmdServe},
+		Usage: "Narrator tokens (prompt and completion) per installation per UTC day, counted in memory by each replica.",
+		set:   setLLMDailyTokens},
+}
+
+func setLLMTimeout(c *Config, v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d <= 0 || d > 10*time.Minute {
+		return fmt.Errorf("%q is not a duration from 1ms to 10m such as 20s", v)
+	}
+	c.LLM.Timeout = d
+	return nil
+}
+
+func setLLMDailyTokens(c *Config, v string) error {
+	n, err := strconv.ParseInt(v, 10, 64)
+	if err != nil || n < 1 {
+		return fmt.Errorf("%q is not a positive number", v)
+	}
+	c.LLM.DailyTokens = n
+	return nil
+}
+
+// intIn parses a whole number from lo to hi.
+func intIn(v string, lo, hi int) (int, error) {
+	n, err := strconv.Atoi(v)
+	if err != nil || n < lo || n > hi {
+		return 0, fmt.Errorf("%q is not a number from %d to %d", v, lo, hi)
+	}
+	return n, nil
 }
 
 func parseDatabaseURL(v string) (dbTarget, error) {
@@ -417,6 +465,24 @@ func checkServe(c *Config) error {
 	}
 	if c.GitHubAppID == 0 && c.GitHubKey != nil {
 		return &configError{name: "POLYLANE_GITHUB_APP_ID", msg: "is required when a private key is set"}
+	}
+	return checkLLM(c)
+}
+
+// checkLLM checks the narrator's settings together when it is turned on.
+func checkLLM(c *Config) error {
+	if c.LLM.BaseURL == "" {
+		if c.LLM.Model != "" || c.LLM.APIKey != "" {
+			return &configError{name: c.source("POLYLANE_LLM_BASE_URL"), msg: "is required when POLYLANE_LLM_MODEL or POLYLANE_LLM_API_KEY is set"}
+		}
+		return nil
+	}
+	if err := c.LLM.Validate(); err != nil {
+		name := c.source("POLYLANE_LLM_BASE_URL")
+		if strings.Contains(err.Error(), "model") {
+			name = c.source("POLYLANE_LLM_MODEL")
+		}
+		return &configError{name: name, msg: err.Error()}
 	}
 	return nil
 }
