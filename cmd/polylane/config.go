@@ -42,8 +42,8 @@ type Config struct {
 	Publish            bool
 	Dashboard          dashboardConfig // settings in dashboard.go
 	// LLM configures the narrator; an empty BaseURL turns it off.
-	LLM narrator.Config
-	Queue              queueConfig     // settings in queue.go
+	LLM   narrator.Config
+	Queue queueConfig // settings in queue.go
 
 	// from names where each setting came from, by environment variable: the
 	// variable itself or "--flag", so errors name what the user set.
