@@ -27,7 +27,7 @@ func Assess(repo fs.FS, repository string, changes []Change) (*Impact, error) {
 		return nil, errors.New("assess impact: no repository tree")
 	}
 	g := buildGraph(repo, repository)
-	im := &Impact{DeployEdges: []Edge{}, Affected: []string{}, Notes: g.notes}
+	im := &Impact{DeployEdges: []Edge{}, Affected: []string{}, Notes: g.notes, Assumed: g.assumed}
 	hitEdges := map[*deployEdge]bool{}
 	var found, missed []string
 	for _, c := range changes {

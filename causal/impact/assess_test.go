@@ -133,22 +133,33 @@ func TestAssessSyntheticRepos(t *testing.T) {
 func TestAssessNotes(t *testing.T) {
 	t.Parallel()
 	tests := []struct {
-		repo string
-		note string
+		repo    string
+		note    string
+		assumed bool // an edge counted as deployed, not a file that is not deployed
 	}{
-		{"testonly", "Dockerfile.test is built only for tests"},
-		{"charts", "The kustomization in test/e2e serves tests, not a deployment; the harness uses it in e2e (Makefile:2)"},
-		{"charts", "test/charts/fixture sits under test tooling"},
-		{"compose", "docker-compose.test.yml is a Compose file for tests"},
-		{"unpublished", "may be built by an outside service"},
+		{"testonly", "Dockerfile.test is built only for tests", false},
+		{"charts", "The kustomization in test/e2e serves tests, not a deployment; the harness uses it in e2e (Makefile:2)", false},
+		{"charts", "test/charts/fixture sits under test tooling", false},
+		{"compose", "docker-compose.test.yml is a Compose file for tests", false},
+		{"unpublished", "may be built by an outside service", true},
 	}
 	for _, tc := range tests {
 		im, err := Assess(os.DirFS(filepath.Join("testdata", "repos", tc.repo)), "", nil)
 		if err != nil {
 			t.Fatalf("Assess(%s): %v", tc.repo, err)
 		}
-		if !slices.ContainsFunc(im.Notes, func(n string) bool { return strings.Contains(n, tc.note) }) {
-			t.Errorf("Assess(%s) notes = %q, want one containing %q", tc.repo, im.Notes, tc.note)
+		has := func(n string) bool { return strings.Contains(n, tc.note) }
+		want, other := im.Notes, im.Assumed
+		if tc.assumed {
+			want, other = im.Assumed, im.Notes
+		}
+		if !slices.ContainsFunc(want, has) || slices.ContainsFunc(other, has) {
+			t.Errorf("Assess(%s) notes = %q, assumed = %q, want %q in the %s list", tc.repo, im.Notes, im.Assumed, tc.note, map[bool]string{true: "assumed", false: "notes"}[tc.assumed])
+		}
+		for _, n := range im.Notes {
+			if strings.Contains(n, "counted as deployed") {
+				t.Errorf("Assess(%s): a note about a file that is not deployed says it is counted as deployed: %q", tc.repo, n)
+			}
 		}
 	}
 }

@@ -26,7 +26,7 @@ func (g *graph) addGoreleaser() {
 				name = "release binaries (goreleaser)"
 			}
 			g.edges = append(g.edges, &deployEdge{Edge: Edge{Source: cfg, Kind: Release, Artifact: name}, rules: rules})
-			g.notes = append(g.notes, fmt.Sprintf("No workflow runs goreleaser with %s; its release is counted as deployed.", cfg))
+			g.assumed = append(g.assumed, fmt.Sprintf("No workflow runs goreleaser with %s; its release is counted as deployed.", cfg))
 		}
 		dockers := get(root, "dockers")
 		if dockers == nil {

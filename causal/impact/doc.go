@@ -23,6 +23,11 @@ type Impact struct {
 	// Notes lists build and deploy files that were found but are not deployed
 	// (a Dockerfile only a test workflow builds, a kustomization under hack/).
 	Notes []string `json:"notes,omitempty"`
+	// Assumed lists deploy edges counted as deployed without proof in the
+	// repository (an image no workflow pushes, a goreleaser configuration no
+	// workflow runs): they are kept so that a change reaching them is not
+	// called CI-only.
+	Assumed []string `json:"assumed,omitempty"`
 }
 
 // FileVerdict is the assessment of one changed file.

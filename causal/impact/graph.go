@@ -17,6 +17,7 @@ type graph struct {
 	files      *repoFiles
 	edges      []*deployEdge
 	notes      []string
+	assumed    []string
 	steps      []stepTree
 	// covered holds the Dockerfiles and chart directories a publishing
 	// workflow already accounts for.
@@ -223,7 +224,7 @@ func (g *graph) addDockerfiles() {
 	for _, df := range g.files.dockerfiles {
 		switch {
 		case len(tested[df]) > 0 && g.covered[df]:
-			g.notes = append(g.notes, fmt.Sprintf("%s is also built, without a push, by %s.", df, strings.Join(tested[df], "; ")))
+			g.notes = append(g.notes, fmt.Sprintf("A test build of %s, without a push, runs in %s; that build is not deployed.", df, strings.Join(tested[df], "; ")))
 		case len(tested[df]) > 0:
 			g.notes = append(g.notes, fmt.Sprintf("%s is built only for tests (%s); nothing pushes that image.", df, strings.Join(tested[df], "; ")))
 		case g.covered[df]:
@@ -249,7 +250,7 @@ func (g *graph) addUnpublishedImage(df, context string) {
 		Edge:  Edge{Source: df, Kind: OCIImage, Artifact: "image built from " + df, Context: cleanDir(context)},
 		rules: []rule{dockerRule{db}},
 	})
-	g.notes = append(g.notes, fmt.Sprintf("No workflow in the repository pushes the image of %s; it may be built by an outside service, so it is counted as deployed.", df))
+	g.assumed = append(g.assumed, fmt.Sprintf("No workflow in the repository pushes the image of %s; it may be built by an outside service, so it is counted as deployed.", df))
 }
 
 // describeBuild says where an unpushed build happens.

@@ -91,7 +91,11 @@ var fixtureCases = []fixtureCase{
 		name: "network-flake",
 		opts: Options{ConfigWarnings: []string{"window: must be between 10 and 500, got 5000; using 100"}},
 		want: []string{"[!CAUTION]", "got 5000", "**This change reaches deployed artifacts:** `ghcr.io/lumen/ledger`",
-			"Checked and not affected (1)", "1 failed run could not be read", "attempt 2", "+1/−1", "`make lint`"},
+			"Checked and not affected (1)", "1 failed run could not be read", "attempt 2", "+1/−1", "`make lint`",
+			"- 2 runs without a failing step (cancelled, or no job data): `run cancelled`",
+			"Counted as deployed, though no workflow here publishes it:\n\n- No workflow runs goreleaser with tools/.goreleaser.yaml; its release is counted as deployed.",
+			"Also found, not deployed:\n\n- docker-compose.test.yml is a Compose file"},
+		never: []string{"(empty)"},
 	},
 	{
 		name: "regression",

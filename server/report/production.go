@@ -32,6 +32,7 @@ func (r *renderer) production(b *strings.Builder) {
 	r.bullets(b, fmt.Sprintf("Affected (%d)", len(im.Affected)), im.Affected)
 	r.bullets(b, fmt.Sprintf("Checked and not affected (%d)", len(im.CheckedNotAffected)), im.CheckedNotAffected)
 	r.changedFiles(b, im.Files)
+	r.bullets(b, "Counted as deployed, though no workflow here publishes it", im.Assumed)
 	r.bullets(b, "Also found, not deployed", im.Notes)
 }
 

@@ -32,6 +32,15 @@ func (r *renderer) heading(b *strings.Builder) {
 	fmt.Fprintf(b, "### Polylane: %s failed in %s\n\n", r.t(r.workflow()), r.t(step))
 }
 
+// inStep says where a failure happened: "in step X", or, for a run that
+// was cancelled or whose jobs could not be read, that no step failed.
+func (r *renderer) inStep(step string) string {
+	if step == "" {
+		return "without a failing step (cancelled, or no job data)"
+	}
+	return "in step " + r.t(step)
+}
+
 func (r *renderer) workflow() string {
 	if r.d.Run.Workflow != "" {
 		return r.d.Run.Workflow
@@ -60,8 +69,8 @@ func (r *renderer) summary(b *strings.Builder) {
 		return
 	}
 	d := r.d
-	fmt.Fprintf(b, "%s failed on %s in step %s of job %s (%s",
-		r.t(r.workflow()), r.c(d.Run.Branch), r.t(d.Failure.Step.Name), r.c(d.Failure.Job.Name), r.runRef(d.Run.ID, d.Run.Number))
+	fmt.Fprintf(b, "%s failed on %s %s of job %s (%s",
+		r.t(r.workflow()), r.c(d.Run.Branch), r.inStep(d.Failure.Step.Name), r.c(d.Failure.Job.Name), r.runRef(d.Run.ID, d.Run.Number))
 	if d.Run.Attempt > 1 {
 		fmt.Fprintf(b, ", attempt %d", d.Run.Attempt)
 	}

@@ -67,8 +67,8 @@ func (r *renderer) classCounts(b *strings.Builder) {
 		fmt.Fprintf(b, "The failure belongs to no class of the window (%d runs on %s, %d failed).\n\n", d.Window.Runs, r.c(d.Window.Branch), d.Window.Failed)
 		return
 	}
-	fmt.Fprintf(b, "This class (%s) failed %d of the last %d %s runs of %s, each time in step %s",
-		r.c(c.ID), c.Count, d.Window.Runs, r.c(d.Window.Branch), r.t(r.workflow()), r.t(c.Step))
+	fmt.Fprintf(b, "This class (%s) failed %d of the last %d %s runs of %s, each time %s",
+		r.c(c.ID), c.Count, d.Window.Runs, r.c(d.Window.Branch), r.t(r.workflow()), r.inStep(c.Step))
 	if c.Job != "" {
 		b.WriteString(" of job " + r.c(c.Job))
 	}
@@ -110,6 +110,10 @@ func (r *renderer) otherClasses(b *strings.Builder) {
 	fmt.Fprintf(b, "The window's other failures (%d %s) are separate classes with their own causes:\n\n", runs, plural(runs, "run", "runs"))
 	r.each(len(others), func(i int) {
 		c := others[i]
+		if c.Step == "" {
+			fmt.Fprintf(b, "- %d %s %s: %s\n", c.Count, plural(c.Count, "run", "runs"), r.inStep(c.Step), r.c(c.Signature))
+			return
+		}
 		fmt.Fprintf(b, "- %d in step %s: %s", c.Count, r.t(c.Step), r.c(c.Signature))
 		if r.cls != nil && c.Step == r.cls.Step {
 			b.WriteString(" (same step, different cause)")
