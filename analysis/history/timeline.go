@@ -19,15 +19,23 @@ type Timeline struct {
 	runs   []analysis.Run
 	pos    map[int64]int
 	passed map[int64]map[groupKey]bool
+	failed map[int64]map[groupKey]bool
 }
 
 // NewTimeline indexes the window and the occurrences of its failed runs.
 func NewTimeline(window []analysis.Run, occs []Occurrence) *Timeline {
-	t := &Timeline{runs: window, pos: make(map[int64]int, len(window)), passed: map[int64]map[groupKey]bool{}}
+	t := &Timeline{runs: window, pos: make(map[int64]int, len(window)), passed: map[int64]map[groupKey]bool{},
+		failed: map[int64]map[groupKey]bool{}}
 	for i, r := range window {
 		t.pos[r.ID] = i
 	}
 	for _, o := range occs {
+		if !o.Cancelled && o.Step.Name != "" {
+			if t.failed[o.RunID] == nil {
+				t.failed[o.RunID] = map[groupKey]bool{}
+			}
+			t.failed[o.RunID][keyOf(&o)] = true
+		}
 		if _, done := t.passed[o.RunID]; done {
 			continue
 		}
@@ -51,6 +59,12 @@ func (t *Timeline) green(i int, k groupKey) bool {
 		return true
 	}
 	return t.passed[r.ID][k]
+}
+
+// reached reports whether the i-th run had an outcome at the step: it passed
+// there or failed there.
+func (t *Timeline) reached(i int, k groupKey) bool {
+	return t.green(i, k) || t.failed[t.runs[i].ID][k]
 }
 
 // span returns the window positions of the oldest and newest run of c, and
@@ -77,10 +91,34 @@ func (t *Timeline) greensBetween(c Class, from, to int) int {
 	return n
 }
 
+// episodes counts the separate stretches of c's runs: runs of the class with
+// no green run of its step between them form one episode.
+func (t *Timeline) episodes(c Class) int {
+	k := groupKey{job: c.Job, step: c.Step}
+	in := map[int]bool{}
+	for _, id := range c.Runs {
+		if p, ok := t.pos[id]; ok {
+			in[p] = true
+		}
+	}
+	n, open := 0, false
+	for i := range t.runs {
+		switch {
+		case in[i] && !open:
+			n, open = n+1, true
+		case !in[i] && t.green(i, k):
+			open = false
+		}
+	}
+	return n
+}
+
 // Annotate sets ContainsTrigger and Pattern on each class: persistent when no
-// green run of the class's step lies between its first and last run (for the
-// trigger's class: every run since it first appeared failed this way or did
-// not get to the step), intermittent otherwise.
+// green run of the class's step follows its first run anywhere in the window
+// (every run since it first appeared failed this way, failed earlier or did
+// not get to the step), intermittent otherwise: a class that came and went,
+// or one that stopped (the step passed after its last run), is not
+// persistent.
 func (t *Timeline) Annotate(classes []Class, triggerID int64) {
 	for i := range classes {
 		c := &classes[i]
@@ -92,23 +130,32 @@ func (t *Timeline) Annotate(classes []Class, triggerID int64) {
 			}
 		}
 		c.Pattern = Persistent
-		if first, last, ok := t.span(*c); ok && t.greensBetween(*c, first+1, last) > 0 {
+		if first, _, ok := t.span(*c); ok && t.greensBetween(*c, first+1, len(t.runs)) > 0 {
 			c.Pattern = Intermittent
 		}
 	}
 }
 
-// Decide gives the verdict on the trigger's class c (annotated):
-//   - new: the window has fewer than MinHistory runs, or the class is one
-//     run of an environmental family (network, rate limit, timeout, port,
-//     resource) that nothing before resembles;
-//   - flaky: the class is intermittent;
-//   - broken: the class is persistent and no run of the window before it was
-//     green for its step;
-//   - regression: the class is persistent and started after green runs of its
-//     step; FirstBadSHA is the head commit of its first run.
-//
-// Confidence grows with the number of runs that support the verdict.
+// Decide gives the verdict on the trigger's class c (annotated). The trigger
+// is the newest run of the window, so its class always reaches the window's
+// end. The rules:
+//   - new: the window has fewer than MinHistory runs;
+//   - flaky: the class is intermittent. Confidence grows with the number of
+//     separate episodes (a class that failed five runs in a row, stopped and
+//     is back once is weaker evidence of a flake than five separate
+//     failures);
+//   - one run alone (the trigger, no earlier run of the class): regression
+//     only when a test runner's failure or a build error appears in a step
+//     that passed at the previous run that reached it on another commit: the
+//     commit turned the step red and no later run can tell yet (confidence
+//     0.55; a re-run of the commit tells). Otherwise new: an environmental
+//     failure, a step that was already red for another reason, a step that
+//     passed on this same commit, a step never reached before, or a failure
+//     of no recognised family is too little to judge;
+//   - broken: the class is persistent and no run before it passed its step;
+//   - regression: the class is persistent, at least two runs long, and
+//     started after green runs of its step; FirstBadSHA is the head commit
+//     of its first run.
 func (t *Timeline) Decide(c Class) Verdict {
 	n := len(t.runs)
 	if n < MinHistory {
@@ -117,24 +164,71 @@ func (t *Timeline) Decide(c Class) Verdict {
 	}
 	first, last, _ := t.span(c)
 	if c.Pattern == Intermittent {
-		greens := t.greensBetween(c, first+1, last)
-		return Verdict{Kind: Flaky, Confidence: math.Min(0.95, 0.5+0.1*float64(c.Count-1)),
-			Reason: fmt.Sprintf("The same failure came and went: %d %s failed this way, with %d green %s of the step in between.",
-				c.Count, plural(c.Count, "run", "runs"), greens, plural(greens, "run", "runs"))}
+		return t.flaky(c, first, last)
 	}
-	if c.Count == 1 && transientFamily[c.Family] {
-		return Verdict{Kind: New, Confidence: 0.6,
-			Reason: fmt.Sprintf("Only this run failed this way in the window, and a %s failure is usually environmental; one run is too little to tell a flake from a regression.", c.Family)}
+	if c.Count == 1 {
+		return t.single(c, last)
 	}
 	before := t.greensBetween(c, 0, first)
 	if before == 0 {
-		return Verdict{Kind: Broken, Confidence: math.Min(0.95, 0.6+0.05*float64(c.Count)),
+		return Verdict{Kind: Broken, Confidence: rounded(math.Min(0.95, 0.6+0.05*float64(c.Count))),
 			Reason: fmt.Sprintf("No run in the window passed the step: all %d %s that reached it failed this way.", c.Count, plural(c.Count, "run", "runs"))}
 	}
 	sha := c.FirstSHA
-	return Verdict{Kind: Regression, FirstBadSHA: &sha, Confidence: math.Min(0.95, 0.45+0.1*float64(c.Count)),
+	return Verdict{Kind: Regression, FirstBadSHA: &sha, Confidence: rounded(math.Min(0.95, 0.45+0.1*float64(c.Count))),
 		Reason: fmt.Sprintf("The step passed in %d earlier %s, then failed this way in every run since commit %s (%d %s).",
 			before, plural(before, "run", "runs"), shortSHA(sha), c.Count, plural(c.Count, "run", "runs"))}
+}
+
+// flaky is the verdict on an intermittent class.
+func (t *Timeline) flaky(c Class, first, last int) Verdict {
+	greens := t.greensBetween(c, first+1, last)
+	eps := t.episodes(c)
+	reason := fmt.Sprintf("The same failure came and went: %d %s failed this way, with %d green %s of the step in between.",
+		c.Count, plural(c.Count, "run", "runs"), greens, plural(greens, "run", "runs"))
+	if eps < c.Count {
+		reason = fmt.Sprintf("The same failure came and went: %d %s failed this way in %d separate %s, with %d green %s of the step in between.",
+			c.Count, plural(c.Count, "run", "runs"), eps, plural(eps, "episode", "episodes"), greens, plural(greens, "run", "runs"))
+	}
+	return Verdict{Kind: Flaky, Confidence: rounded(math.Min(0.95, 0.35+0.15*float64(eps))), Reason: reason}
+}
+
+// rounded keeps two decimals of a confidence.
+func rounded(x float64) float64 { return math.Round(x*100) / 100 }
+
+// single is the verdict on a class of one run, the trigger at position last.
+func (t *Timeline) single(c Class, last int) Verdict {
+	if transientFamily[c.Family] {
+		return Verdict{Kind: New, Confidence: 0.6,
+			Reason: fmt.Sprintf("Only this run failed this way in the window, and a %s failure is usually environmental; one run is too little to tell a flake from a regression.", c.Family)}
+	}
+	k := groupKey{job: c.Job, step: c.Step}
+	prev := -1
+	for i := last - 1; i >= 0; i-- {
+		if t.reached(i, k) {
+			prev = i
+			break
+		}
+	}
+	trigger := t.runs[last]
+	switch {
+	case prev < 0:
+		return Verdict{Kind: New, Confidence: 0.6,
+			Reason: "Only this run failed this way, and no earlier run in the window reached the step; there is nothing to compare it with yet."}
+	case !t.green(prev, k):
+		return Verdict{Kind: New, Confidence: 0.5,
+			Reason: "Only this run failed this way, and the step was already failing for another reason in the run before it; one run is too little to tell what this failure is."}
+	case t.runs[prev].HeadSHA == trigger.HeadSHA:
+		return Verdict{Kind: New, Confidence: 0.6,
+			Reason: fmt.Sprintf("Only this run failed this way, and the step passed on the same commit %s in an earlier run, so the commit alone does not explain it; one failure is too little to call it flaky.", shortSHA(trigger.HeadSHA))}
+	case c.Family != FamilyTest && c.Family != FamilyBuild:
+		return Verdict{Kind: New, Confidence: 0.5,
+			Reason: "Only this run failed this way, and the failure is not a recognised test or build failure; one run is too little to tell a flake from a regression."}
+	}
+	sha := c.FirstSHA
+	return Verdict{Kind: Regression, FirstBadSHA: &sha, Confidence: 0.55,
+		Reason: fmt.Sprintf("The step passed at commit %s and failed this way at commit %s, the first time in the window; no later run can tell yet whether it stays red, and a re-run of %s would.",
+			shortSHA(t.runs[prev].HeadSHA), shortSHA(sha), shortSHA(sha))}
 }
 
 // transientFamily are the failure families that come from the environment

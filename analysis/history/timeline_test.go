@@ -10,8 +10,10 @@ import (
 )
 
 // history builds a window from a pattern string, oldest first: '.' green,
-// 'A' and 'B' failures of two classes of stepTests, 'x' a failure in another
-// step (after stepTests passed), 'u' a failed run with no jobs data.
+// 'A' and 'B' failures of two classes of stepTests (a failing test, a
+// network reset), 'C' a failure of stepTests of no known family, 'x' a
+// failure in another step (after stepTests passed), 'e' a failure in an
+// earlier step (stepTests never ran), 'u' a failed run with no jobs data.
 func history(pattern string) ([]analysis.Run, []Occurrence) {
 	var runs []analysis.Run
 	var occs []Occurrence
@@ -32,6 +34,10 @@ func history(pattern string) ([]analysis.Run, []Occurrence) {
 			occs = append(occs, o)
 		case 'u':
 			occs = append(occs, Occurrence{RunID: id, CreatedAt: r.CreatedAt, Unknown: true})
+		case 'e':
+			occs = append(occs, occ(id, "Check out", "fatal: could not read from remote repository"))
+		case 'C':
+			occs = append(occs, occ(id, stepTests, "the widget sprocket went sideways"))
 		}
 		runs = append(runs, r)
 	}
@@ -128,5 +134,77 @@ func TestWilson(t *testing.T) {
 		if math.Abs(low-tt.low) > 5e-4 || math.Abs(high-tt.high) > 5e-4 {
 			t.Errorf("Wilson(%d, %d) = [%.4f, %.4f], want [%.4f, %.4f]", tt.k, tt.n, low, high, tt.low, tt.high)
 		}
+	}
+}
+
+// TestSingleRunVerdicts: one run alone at the end of the window is a
+// regression only when a test failed in a step that passed at the previous
+// run that reached it, on another commit.
+func TestSingleRunVerdicts(t *testing.T) {
+	tests := []struct {
+		name, pattern string
+		sameSHA       bool // the run before the trigger has the trigger's commit
+		kind          string
+	}{
+		{"test turned red by the commit", "........A", false, Regression},
+		{"test turned red, earlier runs failed before the step", ".....eeeA", false, Regression},
+		{"network failure", "........B", false, New},
+		{"step already red for another reason", ".......BA", false, New},
+		{"step passed on the same commit", "........A", true, New},
+		{"step never reached before", "eeeeeeeeA", false, New},
+		{"failure of no known family", "........C", false, New},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			runs, occs := history(tt.pattern)
+			if tt.sameSHA {
+				runs[len(runs)-2].HeadSHA = runs[len(runs)-1].HeadSHA
+			}
+			classes := Cluster(occs, nil)
+			tl := NewTimeline(runs, occs)
+			trigger := runs[len(runs)-1].ID
+			tl.Annotate(classes, trigger)
+			c := classOf(classes, trigger, stepTests)
+			if c == nil || c.Count != 1 {
+				t.Fatalf("trigger class = %+v, want one run", c)
+			}
+			v := tl.Decide(*c)
+			if v.Kind != tt.kind {
+				t.Errorf("verdict %s (%s), want %s", v.Kind, v.Reason, tt.kind)
+			}
+			if (v.Kind == Regression) != (v.FirstBadSHA != nil) || v.Kind == Regression && v.Confidence > 0.6 {
+				t.Errorf("verdict %+v: a one-run regression names its commit with a low confidence", v)
+			}
+		})
+	}
+}
+
+// TestStoppedClassIsNotPersistent: a class that failed on consecutive runs
+// and then stopped is not persistent; a trigger that brings it back is a
+// flake of two episodes, judged with less confidence than one that came and
+// went many times.
+func TestStoppedClassIsNotPersistent(t *testing.T) {
+	runs, occs := history("...AAAAA....BBBB......A")
+	classes := Cluster(occs, nil)
+	tl := NewTimeline(runs, occs)
+	tl.Annotate(classes, runs[len(runs)-1].ID)
+	if b := classOf(classes, 13, stepTests); b == nil || b.Pattern != Intermittent {
+		t.Errorf("stopped class = %+v, want intermittent", b)
+	}
+	a := classOf(classes, runs[len(runs)-1].ID, stepTests)
+	if a == nil || a.Pattern != Intermittent || a.Count != 6 {
+		t.Fatalf("trigger class = %+v", a)
+	}
+	back := tl.Decide(*a)
+	if back.Kind != Flaky || !strings.Contains(back.Reason, "2 separate episodes") {
+		t.Errorf("verdict = %+v, want flaky over 2 episodes", back)
+	}
+	tl2, often := triggerClass(t, "..A...A...A..A...A..A")
+	many := tl2.Decide(often)
+	if many.Kind != Flaky || many.Confidence <= back.Confidence {
+		t.Errorf("six separate failures (%v) should be surer of a flake than a streak that came back (%v)", many.Confidence, back.Confidence)
+	}
+	if _, still := triggerClass(t, "....BBBBB"); still.Pattern != Persistent {
+		t.Errorf("a class failing to the end of the window is persistent, got %s", still.Pattern)
 	}
 }
