@@ -7,6 +7,7 @@ import (
 	"net/http"
 	"net/url"
 	"strconv"
+	"strings"
 
 	"github.com/google/go-github/v66/github"
 )
@@ -79,4 +80,26 @@ func (r *Repo) listRaw(ctx context.Context, path, field string) (RawPage, error)
 		return resp, nil
 	})
 	return out, err
+}
+
+// InstallationOf returns the id of the app's installation that has a
+// repository ("owner/name"), asking as the app.
+func (c *Client) InstallationOf(ctx context.Context, fullName string) (int64, error) {
+	if c.byToken != nil {
+		return 0, fmt.Errorf("find the installation of %s: a client with a token has no app", fullName)
+	}
+	owner, name, ok := strings.Cut(fullName, "/")
+	if !ok || owner == "" || name == "" {
+		return 0, fmt.Errorf("find the installation of %q: not owner/name", fullName)
+	}
+	var id int64
+	err := c.do(ctx, "find the installation of "+fullName, idempotent, func(ctx context.Context) (*github.Response, error) {
+		in, resp, err := c.app.Apps.FindRepositoryInstallation(ctx, owner, name)
+		if err != nil {
+			return resp, err
+		}
+		id = in.GetID()
+		return resp, nil
+	})
+	return id, err
 }

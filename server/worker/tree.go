@@ -274,3 +274,15 @@ func (d *dirFile) ReadDir(n int) ([]fs.DirEntry, error) {
 	d.pos += n
 	return rest[:n], nil
 }
+
+// TreeFS is a repository tree at one commit as an fs.FS (with ReadFile,
+// Stat and ReadDir) whose files are downloaded when first read, at most
+// budget of them; Err reports the first download that failed for another
+// reason than a missing object. polylane capture reads a repository
+// through it exactly as a diagnosis does.
+type TreeFS struct{ *treeFS }
+
+// NewTreeFS indexes a tree listing; fetch downloads a blob by object name.
+func NewTreeFS(t ghclient.Tree, budget int, fetch func(sha string) ([]byte, error)) TreeFS {
+	return TreeFS{newTreeFS(t, budget, fetch)}
+}
