@@ -115,6 +115,8 @@ type rsExpect struct {
 	patchFilesAny []string
 	ciOnly        *bool
 	pattern       string
+	// affected is written as affected_contains.
+	affected string
 }
 
 // rsAnchor locates the producer: the lines of file from the first line
@@ -386,6 +388,9 @@ func (s *rsScenario) expectJSON(runs []rsRun, trigger rsRun) map[string]any {
 	}
 	if s.expect.ciOnly != nil {
 		e["ci_only"] = *s.expect.ciOnly
+	}
+	if s.expect.affected != "" {
+		e["affected_contains"] = s.expect.affected
 	}
 	return e
 }

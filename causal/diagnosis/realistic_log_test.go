@@ -118,7 +118,14 @@ func (s *rsScenario) renderJob(c *rsCtx, start time.Time, f *rsFailure, cancelAt
 		recs = append(recs, rsStepRec{name: name, concl: concl, start: t0, end: l.t.Truncate(time.Second)})
 	}
 	t0 := begin()
-	s.setupLines(c, l)
+	setupFails := f != nil && f.step == "Set up job"
+	s.setupLines(c, l, !setupFails)
+	if setupFails {
+		// the runner refuses the job while preparing it: nothing else runs
+		l.spread(f.out(c), time.Duration(c.n(f.secs[0], max(f.secs[0], f.secs[1])))*time.Second)
+		end("Set up job", "failure", t0)
+		return recs, []byte(l.b.String())
+	}
 	end("Set up job", "success", t0)
 	failed, setupFailed := false, false
 	if len(s.services) > 0 {
@@ -192,7 +199,9 @@ func (s *rsScenario) renderJob(c *rsCtx, start time.Time, f *rsFailure, cancelAt
 	return recs, []byte(l.b.String())
 }
 
-func (s *rsScenario) setupLines(c *rsCtx, l *rsLog) {
+// setupLines writes the runner's "Set up job" lines; without full it stops
+// where the runner fetches the actions, as when it refuses one of them.
+func (s *rsScenario) setupLines(c *rsCtx, l *rsLog, full bool) {
 	l.add("Current runner version: '2.321.0'")
 	switch {
 	case c.runner != "":
@@ -211,6 +220,9 @@ func (s *rsScenario) setupLines(c *rsCtx, l *rsLog) {
 	}
 	l.all([]string{"##[group]GITHUB_TOKEN Permissions", "Contents: read", "Metadata: read", "Packages: read", "##[endgroup]",
 		"Secret source: Actions", "Prepare workflow directory", "Prepare all required actions", "Getting action download info"})
+	if !full {
+		return
+	}
 	seen := map[string]bool{}
 	for _, st := range s.steps {
 		if st.uses != "" && !seen[st.uses] && !strings.HasPrefix(st.uses, "./") {

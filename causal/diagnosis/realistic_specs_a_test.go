@@ -10,7 +10,9 @@ import (
 // mechanism or verdict each.
 func rsScenarios() []*rsScenario {
 	return []*rsScenario{rsRateLimit(), rsPortConflict(), rsOOM(), rsRegression(), rsTimeout(),
-		rsWaitBeforeCreate(), rsPipNetwork(), rsServiceHealth(), rsBrokenCredentials(), rsGotestsumFlake()}
+		rsWaitBeforeCreate(), rsPipNetwork(), rsServiceHealth(), rsBrokenCredentials(), rsGotestsumFlake(),
+		rsAptDockerfile(), rsReleaseNotesRateLimit(), rsDiskFull(), rsPlaywrightFlake(), rsGradleOOM(),
+		rsPRRegression(), rsDeprecatedArtifactAction(), rsKindNewWorkflow()}
 }
 
 var rsTrue = true

@@ -1,0 +1,2 @@
+rootProject.name = "pocketbank"
+include(":app")

@@ -1,0 +1,3 @@
+module github.com/tessera-io/queue-operator
+
+go 1.23.4

@@ -1,0 +1,3 @@
+module github.com/meadowlark/billing
+
+go 1.23.4
