@@ -1,14 +1,13 @@
 package webhook
 
 import (
+	"bytes"
 	"context"
 	"crypto/hmac"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
-	"io"
 	"mime"
 	"net/http"
 	"net/url"
@@ -220,7 +219,11 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int,
 	if r.ContentLength > h.opts.MaxBody {
 		return nil, http.StatusRequestEntityTooLarge, "payload too large"
 	}
-	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
+	// Sized from Content-Length (already bounded), the body is read into
+	// one allocation instead of a growing series.
+	buf := bytes.NewBuffer(make([]byte, 0, max(r.ContentLength, 0)+bytes.MinRead))
+	_, err := buf.ReadFrom(http.MaxBytesReader(w, r.Body, h.opts.MaxBody))
+	body := buf.Bytes()
 	var tooLarge *http.MaxBytesError
 	switch {
 	case errors.As(err, &tooLarge):
@@ -283,7 +286,7 @@ type envelope struct {
 // parseEnvelope reads the fields every delivery may carry; anything but one
 // JSON object (trailing data included) is refused.
 func parseEnvelope(d *Delivery) error {
-	if err := json.Unmarshal(d.Payload, &d.env); err != nil {
+	if err := decodeProjection(d.Payload, &d.env); err != nil {
 		return err
 	}
 	d.Action = d.env.Action
