@@ -25,7 +25,7 @@ import (
 
 // sharedScenarioDir returns ../shared/scenarios/<name>, read in place; it
 // skips when absent (fails when CI=true).
-func sharedScenarioDir(t *testing.T, name string) string {
+func sharedScenarioDir(t testing.TB, name string) string {
 	t.Helper()
 	root := os.Getenv("POLYLANE_SHARED_DIR")
 	if root == "" {
@@ -53,7 +53,7 @@ type appUnderTest struct {
 
 // startApp configures serve through the settings table, as a user would,
 // and runs it in-process on a free port.
-func startApp(t *testing.T, dir, databaseURL string) *appUnderTest {
+func startApp(t testing.TB, dir, databaseURL string) *appUnderTest {
 	t.Helper()
 	sim, err := githubtest.Start(githubtest.Options{Scenarios: []string{dir}, TreeAtRunHeads: true, RerunCreatesAttempt: true})
 	if err != nil {
@@ -110,7 +110,7 @@ func startApp(t *testing.T, dir, databaseURL string) *appUnderTest {
 }
 
 // waitFor polls cond until it holds or the bound passes.
-func (a *appUnderTest) waitFor(t *testing.T, bound time.Duration, what string, cond func() bool) time.Duration {
+func (a *appUnderTest) waitFor(t testing.TB, bound time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	for !cond() {
@@ -132,7 +132,7 @@ func (a *appUnderTest) idle() bool {
 	return st.Depth()+st.Jobs["running"]+st.Jobs["pending"] == 0
 }
 
-func (a *appUnderTest) deliver(t *testing.T, runID int64) githubtest.Delivery {
+func (a *appUnderTest) deliver(t testing.TB, runID int64) githubtest.Delivery {
 	t.Helper()
 	ev, err := a.sim.WorkflowRunEvent(a.repo, runID)
 	if err != nil {

@@ -52,13 +52,13 @@ type e2eBackend struct {
 func e2eBackends() []e2eBackend {
 	return []e2eBackend{
 		{"sqlite", func(t *testing.T) string { return "sqlite://" + filepath.Join(t.TempDir(), "e2e.db") }},
-		{"postgres", postgresSchemaURL},
+		{"postgres", func(t *testing.T) string { return postgresSchemaURL(t) }},
 	}
 }
 
 // postgresSchemaURL returns POLYLANE_TEST_DATABASE_URL pointed at a schema of
 // its own (dropped after the test); it skips without the variable unless CI=true.
-func postgresSchemaURL(t *testing.T) string {
+func postgresSchemaURL(t testing.TB) string {
 	base := os.Getenv("POLYLANE_TEST_DATABASE_URL")
 	if base == "" {
 		if os.Getenv("CI") == "true" {
