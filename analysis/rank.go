@@ -142,6 +142,7 @@ func (z *localizer) rank(total int, spans []StepSpan) ranking {
 		out.context = append(out.context, second.lines[lo:hi]...)
 	}
 	out.context = append(out.context, z.nextFailure(reg, spans)...)
+	out.context = without(out.context, out.cause.n, out.named.n) // the runner-up may hold a cause line
 	out.context = z.withTail(out, best, reg)
 	if z.base != nil {
 		out.context = z.withNovel(out, reg)

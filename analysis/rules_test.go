@@ -31,6 +31,14 @@ func TestClassifyLine(t *testing.T) {
 		{"##[error]The action 'Test' has timed out after 360 minutes.", KindError, clsRunner, true},
 		{"##[error]The operation was canceled.", KindError, clsCancel, true},
 		{"make: *** [Makefile:8: deps] Error 1", KindPlain, clsGeneric, false},
+		// a pointer to the docs makes a wrapper, unless the line names the failure itself
+		{"Error: build failed, see above for more details", KindPlain, clsGeneric, false},
+		{"GitHub API request failed: API rate limit exceeded for 40.31.175.1. (But here's the good news: Authenticated requests get a higher rate limit. Check out the documentation for more details.)", KindPlain, clsInfra, true},
+		// RSpec: the failed expectation is the failure, the rerun list a wrapper
+		{"     Failure/Error: expect(order.total).to eq(42)", KindPlain, clsTest, true},
+		{"Failed examples:", KindPlain, clsGeneric, false},
+		// Playwright's summary count is not a test's verdict
+		{"  1 failed", KindPlain, clsKeyword, false},
 		{"erlang.mk:6494: recipe for target 'ct' failed", KindPlain, clsGeneric, false},
 		{"Tests run: 9, Failures: 1, Errors: 0, Skipped: 0", KindPlain, clsGeneric, false},
 		{"Cache errors                           2", KindPlain, clsGeneric, false},

@@ -116,7 +116,7 @@ func locationLine(tt, l []byte) bool {
 // isTestFailure recognises the line a test runner prints for a failed test.
 func isTestFailure(tt, l []byte) bool {
 	switch {
-	case hasAnyPrefix(l, "--- fail", "fail:", "fail ", "failed ", "failed:", "[fail]", "not ok ", "\u2717", "\u2715", "\u00d7 ", "\u274c", "\u25cf ", "error collecting", "error at setup", "error at teardown", "flaky test failed"):
+	case hasAnyPrefix(l, "--- fail", "fail:", "fail ", "failed ", "failed:", "[fail]", "not ok ", "\u2717", "\u2715", "\u2718", "\u00d7 ", "\u274c", "\u25cf ", "error collecting", "error at setup", "error at teardown", "flaky test failed"):
 		// Jest's "● Console" holds captured console output, not a failure
 		return !bytes.HasPrefix(l, []byte("failed to ")) && !bytes.HasPrefix(l, []byte("fail to ")) && string(bytes.TrimSpace(l)) != "\u25cf console"
 	case containsAny(l, "<<< failure!", "<<< error!", " ... fail", " ... error", "[fail]", " failed on line", "[failed]", " fail: ", " - failed", ": failed."):
@@ -130,8 +130,9 @@ func isTestFailure(tt, l []byte) bool {
 	case pytestExplanation(tt):
 		return true
 	}
-	// "name failed" with a single-token name, e.g. "test72 FAILED"
-	if bytes.HasSuffix(l, []byte(" failed")) && bytes.Count(l, []byte(" ")) == 1 {
+	// "name failed" with a single-token name, e.g. "test72 FAILED"; a count
+	// ("1 failed", Playwright's summary) is not a name
+	if bytes.HasSuffix(l, []byte(" failed")) && bytes.Count(l, []byte(" ")) == 1 && !isDigit(l[0]) {
 		return true
 	}
 	return false
@@ -142,8 +143,7 @@ func isTestFailure(tt, l []byte) bool {
 var genericPhrases = []string{
 	"exit code", "exit status", "exited with", "returned non-zero", "non-zero exit", "make: ***", "] error ",
 	"npm err! a complete log", "elifecycle", "command failed", "ninja: build stopped", "build failed",
-	"build failure", "finished: failure", "marked build as failure", "see above", "for more details",
-	"see the log", "check the step logs", "custom container implementation", "there were test failures",
+	"build failure", "finished: failure", "marked build as failure", "custom container implementation", "there were test failures",
 	"there are test failures", "some tests failed", "tests failed", "test failed.", "failed tests:",
 	"subcommand failed", "errors found", "error found", "job failed", "failed to run task",
 	"process didn't exit successfully", "could not compile", "execution failed for task",
@@ -152,8 +152,15 @@ var genericPhrases = []string{
 	"failed examples:", // rspec's list of rerun commands
 	// build tools' closing advice
 	"re-run maven", "full stack trace of the errors", "about the errors and possible solutions",
-	"after correcting the problems", "mvn <goals>", "please refer to ", "run with --stacktrace", "run with --info",
+	"after correcting the problems", "mvn <goals>", "run with --stacktrace", "run with --info",
 }
+
+// advicePhrases point the reader elsewhere. A line holding one is a wrapper
+// unless it also names a network, resource or permission failure, as a
+// service's error message often ends with a pointer to its documentation
+// ("API rate limit exceeded for … Check out the documentation for more
+// details.").
+var advicePhrases = []string{"see above", "for more details", "see the log", "check the step logs", "please refer to "}
 
 func isGenericLower(l []byte) bool {
 	if statsRow(l) {
@@ -166,6 +173,12 @@ func isGenericLower(l []byte) bool {
 	}
 	for _, p := range genericPhrases {
 		if bytes.Contains(l, []byte(p)) {
+			return true
+		}
+	}
+	if containsAny(l, advicePhrases...) {
+		_, found := vocabScore(l)
+		if !isInfra(found) {
 			return true
 		}
 	}

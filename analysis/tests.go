@@ -56,7 +56,7 @@ func (t *testTracker) observe(n int, text []byte, f feature) {
 	if f.class != clsTest && f.flags&fHeader == 0 || len(t.failed) >= maxFailedTests {
 		return
 	}
-	if ft, ok := numberedFailure(tt); ok && t.listAt > 0 && t.listAt < n {
+	if ft, ok := numberedFailure(tt); ok && (t.listAt > 0 && t.listAt < n || strings.Contains(ft.name, " \u203a ")) {
 		ft.n = n
 		t.failed = append(t.failed, ft)
 		return
@@ -103,6 +103,8 @@ func parseVerdict(tt []byte) (failedTest, bool) {
 		ft.name, ft.bare = surefireName(s), true
 	case strings.HasSuffix(s, " FAILED") && strings.Contains(s, " > "): // gradle
 		ft.name, ft.bare = gradleName(strings.TrimSuffix(s, " FAILED")), true
+	case strings.HasPrefix(s, "\u2718 "): // playwright's progress: "✘  4 [chromium] › a.spec.ts:3:7 › t (5.1s)"
+		ft.name, ft.bare = playwrightName(s[len("\u2718 "):]), true
 	case strings.HasPrefix(s, "\u2717 ") || strings.HasPrefix(s, "\u2715 "): // xcpretty, mocha
 		name, _, _ := strings.Cut(strings.TrimSpace(s[len("\u2717 "):]), ", ")
 		ft.name = name
@@ -231,9 +233,29 @@ func (t *testTracker) fullName(name string) string {
 	return name
 }
 
-// numberedFailure reads the numbered header that RSpec and Mocha print
-// above each failure's details in their failure list ("  1) Cart totals
-// applies the voucher"); minitest's "1) Failure:" names no test.
+// playwrightName reads a test from Playwright's progress line after the
+// mark: the running index and the duration go.
+func playwrightName(s string) string {
+	s = strings.TrimSpace(s)
+	if i := strings.IndexByte(s, ' '); i > 0 && atoiDigits(s[:i]) {
+		s = strings.TrimSpace(s[i+1:])
+	}
+	return cutDuration(s)
+}
+
+func atoiDigits(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if !isDigit(s[i]) {
+			return false
+		}
+	}
+	return s != ""
+}
+
+// numberedFailure reads the numbered header that RSpec, Mocha and
+// Playwright print above each failure's details ("  1) Cart totals applies
+// the voucher", "  1) [chromium] › a.spec.ts:42:7 › cart › promo ────");
+// minitest's "1) Failure:" names no test.
 func numberedFailure(tt []byte) (failedTest, bool) {
 	j := 0
 	for j < len(tt) && j < 4 && isDigit(tt[j]) {
@@ -242,7 +264,7 @@ func numberedFailure(tt []byte) (failedTest, bool) {
 	if j == 0 || j+2 > len(tt) || tt[j] != ')' || tt[j+1] != ' ' {
 		return failedTest{}, false
 	}
-	name := strings.TrimSpace(string(tt[j+2:]))
+	name := strings.TrimSpace(strings.TrimRight(string(tt[j+2:]), " \u2500"))
 	if name == "" || strings.HasSuffix(name, ":") || len(name) > maxTestBytes {
 		return failedTest{}, false
 	}

@@ -29,12 +29,14 @@ func TestParseVerdict(t *testing.T) {
 		{"\u2717 testThatUploadWorks, XCTAssertTrue failed", "testThatUploadWorks", false, false, true},
 		{"FAIL: test_parse (tests.test_dates.DatesTest)", "test_parse (tests.test_dates.DatesTest)", true, false, true},
 		{"not ok 3 - handles empty input", "handles empty input", false, false, true},
+		{"\u2718  4 [chromium] \u203a a.spec.ts:42:7 \u203a cart \u203a promo (5.2s)", "[chromium] \u203a a.spec.ts:42:7 \u203a cart \u203a promo", false, true, true},
 		{"Error: some tests failed", "", false, false, false},
 		{"--- PASS: chainsaw/create (2.10s)", "", false, false, false},
 	}
 	for _, tc := range []struct{ line, name string }{
 		{"1) Invoices::Dunning escalates after the second reminder", "Invoices::Dunning escalates after the second reminder"},
 		{"12) Cart totals applies the voucher", "Cart totals applies the voucher"},
+		{"1) [webkit] \u203a a.spec.ts:3:7 \u203a cart \u203a totals \u2500\u2500\u2500\u2500", "[webkit] \u203a a.spec.ts:3:7 \u203a cart \u203a totals"},
 		{"1) Failure:", ""}, // minitest: the name follows on the next line
 		{"1)", ""},
 		{"Failures:", ""},
@@ -64,6 +66,7 @@ func TestAnalyzeNamesFailingTest(t *testing.T) {
 		{"surefire.log", "com.example.fare.DiscountTest#childFareIsRounded", "AssertionFailedError: expected: <12.40>", "DiscountTest.childFareIsRounded -- Time elapsed"},
 		{"cargo.log", "tiles::cache::tests::keeps_hot_tiles", "assertion `left == right` failed: hot tile evicted", ""},
 		{"rspec.log", "Invoices::Dunning escalates after the second reminder", "Failure/Error: expect(invoice.reload.stage)", ""},
+		{"playwright.log", "[firefox] \u203a tests/invoices.spec.ts:21:5 \u203a invoices \u203a exports a CSV", "Error: Timed out 5000ms waiting for expect(locator).toBeVisible()", ""},
 	}
 	for _, tc := range tests {
 		t.Run(tc.log, func(t *testing.T) {

@@ -96,6 +96,7 @@ var vocabulary = []keyword{
 	{"\u2717", 3, false, false, false},  // ✗
 	{"\u2716", 3, false, false, false},  // ✖
 	{"\u2715", 3, false, false, false},  // ✕
+	{"\u2718", 3, false, false, false},  // ✘ (Playwright's failed test)
 	{"\u274c", 3, false, false, false},  // ❌
 	{"\u00d7 ", 2, false, false, false}, // ×
 }
