@@ -165,3 +165,22 @@ func TestParseShellHostile(t *testing.T) {
 		})
 	}
 }
+
+// TestUnwrapArgs: wrappers and package runners give way to the program they
+// run; a package manager's own commands stay.
+func TestUnwrapArgs(t *testing.T) {
+	tests := []struct{ cmd, want string }{
+		{"pnpm exec playwright test --project=chromium", "playwright"},
+		{"npx --yes playwright test", "playwright"},
+		{"npm exec -- jest --ci", "jest"},
+		{"sudo -E timeout 300 npx cypress run", "cypress"},
+		{"pnpm install --frozen-lockfile", "pnpm"},
+		{"yarn test", "yarn"},
+		{"python3 -m pytest -q", "pytest"},
+	}
+	for _, tt := range tests {
+		if got := unwrapArgs(strings.Fields(tt.cmd)); len(got) == 0 || got[0] != tt.want {
+			t.Errorf("unwrapArgs(%q) = %q, want it to start with %q", tt.cmd, got, tt.want)
+		}
+	}
+}

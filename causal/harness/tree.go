@@ -151,6 +151,15 @@ func unwrapArgs(args []string) []string {
 			if len(args) > 0 {
 				args = args[1:]
 			}
+		case "npx", "pnpx", "bunx":
+			args = skipDashes(skipFlags(args[1:]))
+		case "npm", "pnpm", "yarn", "bun":
+			// a package manager running a package's binary: "pnpm exec
+			// playwright test", "npm exec -- jest"
+			if len(args) < 3 || args[1] != "exec" && args[1] != "dlx" && args[1] != "x" {
+				return args
+			}
+			args = skipDashes(skipFlags(args[2:]))
 		default:
 			if isPython(args[0]) && len(args) > 2 && args[1] == "-m" {
 				args = args[2:]
@@ -168,6 +177,14 @@ func isPython(name string) bool {
 		name = name[i+1:]
 	}
 	return name == "python" || strings.HasPrefix(name, "python3")
+}
+
+// skipDashes drops a leading "--" that ends a wrapper's own options.
+func skipDashes(args []string) []string {
+	if len(args) > 0 && args[0] == "--" {
+		return args[1:]
+	}
+	return args
 }
 
 func skipFlags(args []string) []string {
