@@ -351,6 +351,9 @@ jq -r '.items[] | "- \(.title) (#\(.number)) @\(.user.login)"' <<<"$resp"
 		start:    time.Date(2026, 10, 2, 8, 0, 0, 0, time.UTC),
 		expect: rsExpect{verdict: "flaky", mechanism: "rate-limit", cause: "API rate limit exceeded",
 			producer: &rsAnchor{file: "scripts/release-notes.sh", from: "resp=$(curl", to: "per_page=100"},
-			patch:    true, patchFilesAny: []string{"scripts/release-notes.sh", ".github/workflows/canary.yml"}, ciOnly: &rsTrue, pattern: "intermittent"},
+			// The script runs inside the job that publishes, before the publish
+			// step and in the same workspace: nothing proves it leaves the
+			// published files alone, so the change is a production change.
+			patch: true, patchFilesAny: []string{"scripts/release-notes.sh", ".github/workflows/canary.yml"}, ciOnly: &rsFalse, affected: "npm package", pattern: "intermittent"},
 	}
 }
