@@ -64,9 +64,7 @@ demo: ## diagnose the shipped example end to end against the GitHub simulator (C
 bench-accuracy: ## cause-line, signature and grouping accuracy against ../shared/data (one table)
 	POLYLANE_ACCURACY=1 $(GO) test ./analysis/accuracy -run TestAccuracyReport -count=1 -v
 
-bench: ## benchmarks: analysis speed on one core, peak RSS on a 1 GB log, diagnose at 100/1k/10k runs
-	GOMAXPROCS=1 $(GO) test ./analysis -run '^$$' -bench . -benchtime=1s -benchmem
-	GOMAXPROCS=1 $(GO) test ./analysis/accuracy -run '^$$' -bench AnalyzeLogChunks -benchtime=3x
-	POLYLANE_RSS=1 $(GO) test ./analysis/accuracy -run TestPeakRSS -count=1 -v
-	GOMAXPROCS=1 $(GO) test ./causal/diagnosis -run '^$$' -bench DiagnoseScale -benchtime 1x -cpu 1
-	GOMAXPROCS=1 $(GO) test ./analysis/history -run '^$$' -bench ClusterDistinct -benchtime 1x -cpu 1
+bench: ## all benchmarks as ONE markdown table in bin/bench-report.md (raw output: bin/bench-report.md.log)
+	@mkdir -p $(BIN)
+	POLYLANE_BENCH_REPORT=$(BIN)/bench-report.md $(GO) test ./server/benchreport -run TestReport -count=1 -timeout 90m
+	@cat $(BIN)/bench-report.md
