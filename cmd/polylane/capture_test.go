@@ -351,3 +351,23 @@ func captureShared(t *testing.T, name string) {
 		}
 	}
 }
+
+// TestProgressPlainLines: without a terminal, progress is a few plain
+// lines, not a redrawn bar.
+func TestProgressPlainLines(t *testing.T) {
+	var buf bytes.Buffer
+	p := newProgress(&buf)
+	p.start("logs", 1000)
+	for range 1000 {
+		p.step()
+	}
+	p.finish("3 already captured")
+	out := buf.String()
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if strings.Contains(out, "\r") || len(lines) < 3 || len(lines) > 12 {
+		t.Fatalf("%d lines:\n%s", len(lines), out)
+	}
+	if last := lines[len(lines)-1]; last != "capture: logs: 1000/1000 done (3 already captured)" {
+		t.Fatalf("last line %q", last)
+	}
+}
