@@ -27,6 +27,7 @@ var fixes = map[string]fixFunc{
 	"retry":             fixRetryEmitter,
 	"apt-retries":       fixAptRetries,
 	"cap-parallelism":   fixCapParallelism,
+	"jvm-heap":          fixJVMHeap,
 	"free-disk":         fixFreeDisk,
 	"inotify":           fixInotify,
 	"free-port":         fixFreePort,

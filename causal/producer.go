@@ -19,7 +19,7 @@ func (x *explainer) resolveProducer() {
 		x.producer = x.find.Trigger
 	case roleInstall:
 		x.producer = x.find.Install
-	case roleEmitter, roleLimit:
+	case roleEmitter, roleLimit, roleHeap:
 		x.producer = x.em.Node
 	}
 	x.producer = liftOutOfPackage(x.producer)
@@ -48,6 +48,11 @@ func (x *explainer) producerOf() Producer {
 	if x.rule != nil && x.rule.Producer == roleLimit {
 		if v, what := x.timeLimit(); v.Line > 0 {
 			return Producer{File: x.wf.Path, Line: v.Line, Symbol: what}
+		}
+	}
+	if x.rule != nil && x.rule.Producer == roleHeap {
+		if p, ok := x.heapProducer(); ok {
+			return p
 		}
 	}
 	if x.rule != nil && x.rule.Producer == roleInstall && x.find.Service != nil {

@@ -13,6 +13,7 @@ const (
 	roleService = "service" // a workflow service container
 	roleStep    = "step"    // the workflow step itself
 	roleLimit   = "limit"   // the time limit the run reached
+	roleHeap    = "heap"    // the heap setting the JVM ran into
 	roleNone    = "none"    // no harness producer (a product regression)
 )
 
@@ -74,6 +75,11 @@ var rules = []rule{
 		Cause: res(resetLike...), Events: [][]string{{evWorkloadChanged, evPodDeleted, evRelease}},
 		Endpoint: endpointLocal, Harness: "change-without-wait", Producer: roleTrigger, Fix: "rollout-status",
 		Summary: "{changer} restarts {workloads}{changes_cite} and nothing waits for the rollout to finish. The next call, {emitter_desc}, reached {endpoint} while the pods were being replaced and failed with '{cause_short}'{cause_cite}."},
+	{ID: "resource-exhaustion/jvm-heap", Category: ResourceExhaustion, Catalogue: 12, Wide: true,
+		Cause: res(`(?i)\bjava heap space\b`, `JVM heap space is exhausted`, `GC overhead limit exceeded`, `OutOfMemoryError: Metaspace`,
+			`java\.lang\.OutOfMemoryError`),
+		Producer: roleHeap, Fix: "jvm-heap",
+		Summary: "{emitter_desc} ran out of Java heap: '{cause_short}'{cause_cite}. {heap_note}"},
 	{ID: "resource-exhaustion/oom", Category: ResourceExhaustion, Catalogue: 12, Wide: true,
 		Cause: res(`exit code 137\b`, `^Killed$`, `signal: killed`, `OOMKilled`, `(?i)JavaScript heap out of memory`,
 			`java\.lang\.OutOfMemoryError`, `fatal error: runtime: out of memory`, `Killed signal terminated program`,

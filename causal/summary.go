@@ -51,6 +51,8 @@ func (x *explainer) placeholderValue(name string) string {
 			return "Nothing in the harness retries it, and " + d + "."
 		}
 		return "The command runs once; nothing retries it."
+	case "heap_note":
+		return x.heapNote()
 	case "parallel_note":
 		return capitalize(parallelNote(x.em.Node))
 	case "port_note":

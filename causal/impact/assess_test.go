@@ -100,6 +100,10 @@ func TestAssessSyntheticRepos(t *testing.T) {
 			changes: []Change{{Path: "scripts/healthcheck.sh"}}, affected: []string{"docker.io/acme/flat"}},
 		{name: "application source in a flat image", repo: "flatimage",
 			changes: []Change{{Path: "app.py"}}, affected: []string{"docker.io/acme/flat"}},
+		{name: "build settings of an app published to Google Play", repo: "playstore",
+			changes: []Change{{Path: "gradle.properties"}}, affected: []string{"Android app on Google Play"}},
+		{name: "test workflow of an app published to Google Play", repo: "playstore",
+			changes: []Change{{Path: ".github/workflows/ci.yml", Lines: []int{8}}}},
 		{name: "Dockerfile nobody here pushes", repo: "unpublished",
 			changes: []Change{{Path: "site/index.html"}}, affected: []string{"image built from Dockerfile"}},
 	}

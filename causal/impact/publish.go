@@ -219,6 +219,10 @@ func (js *jobScan) action(step *harness.Step, repository string) {
 		pub(Release, "Python package", name)
 	case "js-devtools/npm-publish":
 		pub(Release, "npm package", name)
+	case "r0adkll/upload-google-play":
+		pub(Release, "Android app on Google Play", name)
+	case "maierj/fastlane-action", "apple-actions/upload-testflight-build", "wzieba/firebase-distribution-github-action":
+		pub(Release, "mobile app release", name)
 	}
 }
 
