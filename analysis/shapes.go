@@ -153,6 +153,7 @@ var genericPhrases = []string{
 	// build tools' closing advice
 	"re-run maven", "full stack trace of the errors", "about the errors and possible solutions",
 	"after correcting the problems", "mvn <goals>", "run with --stacktrace", "run with --info",
+	"actionable task", // gradle's "42 actionable tasks: 30 executed, 12 up-to-date"
 }
 
 // advicePhrases point the reader elsewhere. A line holding one is a wrapper
@@ -252,7 +253,7 @@ func isException(tt, l []byte) bool {
 // permission failure.
 var infraWords = []string{"reset by peer", "refused", "econn", "etimedout", "enotfound", "eai_again", "timed out",
 	"took >", "took more than", "took longer than", "time limit",
-	"deadline exceeded", "rate limit", "too many requests", "toomanyrequests", "no space left", "out of memory",
+	"deadline exceeded", "rate limit", "too many requests", "toomanyrequests", "no space left", "out of memory", "outofmemory", "heap space",
 	"oom", "killed", "segmentation fault", "core dumped", "sigsegv", "sigkill", "sigabrt", "no such ", "denied",
 	"unauthorized", "forbidden", "unreachable"}
 
@@ -272,7 +273,7 @@ func isInfra(found kwSet) bool { return found[0]&infraSet[0] != 0 || found[1]&in
 // severeSet holds the words that make a wrapper line worth reading: a signal
 // or an exhausted resource ends the process the wrapper reports on
 // ("process didn't exit successfully: … (signal: 9, SIGKILL: kill)").
-var severeSet = vocabSet("sigkill", "sigsegv", "sigabrt", "out of memory", "oom", "no space left", "segmentation fault", "core dumped")
+var severeSet = vocabSet("sigkill", "sigsegv", "sigabrt", "out of memory", "outofmemory", "heap space", "oom", "no space left", "segmentation fault", "core dumped")
 
 func severe(found kwSet) bool { return found[0]&severeSet[0] != 0 || found[1]&severeSet[1] != 0 }
 

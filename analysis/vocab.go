@@ -65,6 +65,8 @@ var vocabulary = []keyword{
 	{"unauthorized", 2, false, false, false},
 	{"forbidden", 2, false, false, false},
 	{"out of memory", 3, false, false, false},
+	{"outofmemory", 3, false, false, false}, // java.lang.OutOfMemoryError
+	{"heap space", 3, false, false, false},  // "Java heap space", "JVM heap space is exhausted"
 	{"oom", 2, true, true, false},
 	{"no space left", 3, false, false, false},
 	{"exceeded", 2, false, false, false},
