@@ -67,11 +67,16 @@ func (w *Worker) lifecycle(ctx context.Context, a webhook.LifecycleArgs) error {
 	if err != nil {
 		return permanent{err}
 	}
+	if ok, err := w.fixesOfWorkflow(ctx, repo.ID, a.WorkflowID, open); !ok || err != nil {
+		return err
+	}
 	set, err := w.settingsOf(ctx, gh, repo.ID, repo.DefaultBranch)
 	if err != nil || set.CloseAfterRuns <= 0 {
 		return err
 	}
-	if _, err := w.runHistory(ctx, gh, repo.ID, a.WorkflowID, p.Run, set.CloseAfterRuns); err != nil {
+	// The history is brought up to date as a diagnosis would (the same
+	// window), so that a later diagnosis finds it complete.
+	if _, err := w.runHistory(ctx, gh, repo.ID, a.WorkflowID, p.Run, max(set.CloseAfterRuns, w.opts.WindowSize, set.Window)); err != nil {
 		return err
 	}
 	for _, f := range open {
@@ -80,6 +85,21 @@ func (w *Worker) lifecycle(ctx context.Context, a webhook.LifecycleArgs) error {
 		}
 	}
 	return nil
+}
+
+// fixesOfWorkflow reports whether an open fix pull request's class belongs
+// to the workflow.
+func (w *Worker) fixesOfWorkflow(ctx context.Context, repoID, workflowID int64, open []store.FixPullRequest) (bool, error) {
+	for _, f := range open {
+		c, err := w.st.GetClass(ctx, repoID, f.ClassID)
+		switch {
+		case err == nil && c.WorkflowID == workflowID:
+			return true, nil
+		case err != nil && !isNotFound(err):
+			return false, err
+		}
+	}
+	return false, nil
 }
 
 // closeIfRecovered closes one fix pull request when its class has not
