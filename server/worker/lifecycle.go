@@ -151,7 +151,7 @@ func closingText(c store.FailureClass, branch string, clean int) string {
 	return fmt.Sprintf("The failure class `%s` has not recurred in the last %d completed runs of this workflow on `%s` "+
 		"(last seen %s), so it was fixed another way. Polylane is closing this pull request; "+
 		"if the failure comes back, it will open a new one.\n",
-		clipText(c.ID, 120), clean, clipText(branch, 120), c.LastSeen.UTC().Format("2006-01-02 15:04 MST"))
+		clipText(inertCode(c.ID), 120), clean, clipText(inertCode(branch), 120), c.LastSeen.UTC().Format("2006-01-02 15:04 MST"))
 }
 
 // runsSince counts the completed runs of a workflow on the default branch
