@@ -128,7 +128,7 @@ func (w *Worker) requestFix(ctx context.Context, c *conversation, _ string) (str
 	class := pub.doc.TriggerClass
 	if pub.doc.Patch == nil || pub.doc.Patch.Diff == "" || class == "" {
 		return fmt.Sprintf("The diagnosis proposes no harness patch (verdict `%s`), so there is no fix pull request to open. Nothing was changed.\n",
-			clipText(pub.doc.Verdict.Kind, 40)), "no patch", nil
+			clipText(inertCode(pub.doc.Verdict.Kind), 40)), "no patch", nil
 	}
 	res, err := w.fixPull(ctx, FixArgs{DeliveryGUID: c.a.DeliveryGUID, InstallationID: c.a.InstallationID, RepositoryID: c.repo.ID,
 		ClassID: class, RunID: pub.rec.RunID, Attempt: pub.rec.Attempt, Requested: true})
@@ -140,9 +140,9 @@ func (w *Worker) requestFix(ctx context.Context, c *conversation, _ string) (str
 	case res.number == 0:
 		return "No fix pull request was opened.\n", "none", nil
 	case res.opened:
-		return fmt.Sprintf("Opened the fix pull request #%d for the failure class `%s`.\n", res.number, clipText(class, 120)), "opened", nil
+		return fmt.Sprintf("Opened the fix pull request #%d for the failure class `%s`.\n", res.number, clipText(inertCode(class), 120)), "opened", nil
 	}
-	return fmt.Sprintf("The fix pull request #%d for the failure class `%s` is up to date with this diagnosis.\n", res.number, clipText(class, 120)), "refreshed", nil
+	return fmt.Sprintf("The fix pull request #%d for the failure class `%s` is up to date with this diagnosis.\n", res.number, clipText(inertCode(class), 120)), "refreshed", nil
 }
 
 func (w *Worker) rerun(ctx context.Context, c *conversation, _ string) (string, string, error) {
