@@ -154,6 +154,8 @@ var genericPhrases = []string{
 	"re-run maven", "full stack trace of the errors", "about the errors and possible solutions",
 	"after correcting the problems", "mvn <goals>", "run with --stacktrace", "run with --info",
 	"actionable task", // gradle's "42 actionable tasks: 30 executed, 12 up-to-date"
+	// apt's closing lines after the "E: Failed to fetch …" that says why
+	"maybe run apt-get update", "some index files failed to download",
 }
 
 // advicePhrases point the reader elsewhere. A line holding one is a wrapper

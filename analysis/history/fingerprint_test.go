@@ -16,6 +16,7 @@ func TestFamilyOf(t *testing.T) {
 		{`failed to download openapi: Get "https://10.0.0.7:6443/openapi/v2": EOF`, FamilyNetwork},
 		{`npm ERR! network request to https://registry.example.org/a.tgz failed, reason: connect ETIMEDOUT 1.2.3.4:443`, FamilyNetwork},
 		{`curl: (6) Could not resolve host: mirror.example.com`, FamilyNetwork},
+		{`E: Failed to fetch http://deb.debian.org/debian/dists/bookworm/main/binary-amd64/Packages.xz  Hash Sum mismatch`, FamilyNetwork},
 		// pip's retry notices: a read or connect timeout of the connection is the network, not a step timeout
 		{`WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after connection broken by 'ReadTimeoutError("HTTPSConnectionPool(host='pypi.org', port=443): Read timed out. (read timeout=15)")': /simple/attrs/`, FamilyNetwork},
 		{`WARNING: Retrying (Retry(total=0, connect=None, read=None, redirect=None, status=None)) after connection broken by 'ConnectTimeoutError(<pip._vendor.urllib3.connection.HTTPSConnection object at 0x7f01>, 'Connection to pypi.org timed out. (connect timeout=15)')': /simple/attrs/`, FamilyNetwork},
