@@ -61,6 +61,9 @@ func (x *explainer) citeCommon() {
 		}
 		x.ids["emitter"] = append(x.ids["emitter"], x.ev.file(n.File, n.Line, firstLineOf(n.Cmd.Raw), note))
 	}
+	if r := x.dockerRun; r != nil {
+		x.ids["dockerrun"] = append(x.ids["dockerrun"], x.ev.file(r.File, r.Line, clipText(r.Text, 200), "the Dockerfile instruction the image build was running"))
+	}
 	x.citeRuns()
 }
 

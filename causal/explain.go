@@ -36,11 +36,13 @@ type explainer struct {
 	matched  failText
 	find     finding
 	producer *harness.Node
-	ids      map[string][]string
-	chain    Chain
-	patch    *patch.Patch
-	fixNote  string
-	notes    []string
+	// dockerRun is the Dockerfile RUN instruction a failed image build ran.
+	dockerRun *dockerRun
+	ids       map[string][]string
+	chain     Chain
+	patch     *patch.Patch
+	fixNote   string
+	notes     []string
 }
 
 // failText is a line a rule may match: a cause line (primary) or context.
@@ -65,6 +67,7 @@ func Explain(in Input) (*Explanation, error) {
 		x.notes = append(x.notes, err.Error())
 	}
 	x.trace()
+	x.dockerRun = x.findDockerRun()
 	x.match()
 	x.resolveProducer()
 	x.buildChain()

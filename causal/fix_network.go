@@ -222,6 +222,9 @@ func retryStatement(x *explainer, n *harness.Node) (*fixPlan, error) {
 
 // fixAptRetries adds Acquire::Retries to the apt commands of the emitter's unit.
 func fixAptRetries(x *explainer) (*fixPlan, error) {
+	if r := x.dockerRun; r != nil && strings.Contains(r.Text, "apt-get") {
+		return x.dockerAptRetries()
+	}
 	n := x.fixTarget()
 	if n == nil || (n.Tool() != "apt-get" && n.Tool() != "apt") {
 		return fixNetworkRetry(x)

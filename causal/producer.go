@@ -50,6 +50,9 @@ func (x *explainer) producerOf() Producer {
 			return Producer{File: x.wf.Path, Line: v.Line, Symbol: what}
 		}
 	}
+	if p, ok := x.dockerRunProducer(); ok {
+		return p
+	}
 	if x.rule != nil && x.rule.Producer == roleHeap {
 		if p, ok := x.heapProducer(); ok {
 			return p

@@ -28,6 +28,9 @@ func (x *explainer) placeholderValue(name string) string {
 		if x.em.Node == nil {
 			return x.stepDesc()
 		}
+		if _, ok := x.dockerRunProducer(); ok {
+			return describe(x.em.Node) + ", running " + x.dockerRun.desc() + ","
+		}
 		return describe(x.em.Node)
 	case "secret_note":
 		return x.secretNote()
