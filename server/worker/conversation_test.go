@@ -7,7 +7,6 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/server/ghclient"
@@ -333,6 +332,3 @@ func TestLostReply(t *testing.T) {
 		t.Fatalf("mention %+v", rec)
 	}
 }
-
-// waitClosed is the bound of a fix pull request check in these tests.
-const waitClosed = 10 * time.Second
