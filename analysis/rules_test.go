@@ -40,6 +40,9 @@ func TestClassifyLine(t *testing.T) {
 		// apt's closing advice wraps the "E: Failed to fetch" line that says why
 		{"E: Unable to fetch some archives, maybe run apt-get update or try with --fix-missing?", KindPlain, clsGeneric, false},
 		{"E: Failed to fetch http://deb.debian.org/debian/pool/main/c/curl/curl_7.88.deb  503  Service Unavailable [IP: 151.101.2.132 80]", KindPlain, clsError, true},
+		// a marked stage of a progress display is not a test
+		{" \u2717 Starting control-plane \U0001F579\ufe0f", KindPlain, clsKeyword, false},
+		{"\u2717 testThatUploadWorks, XCTAssertTrue failed", KindPlain, clsTest, true},
 		// Playwright's summary count is not a test's verdict
 		{"  1 failed", KindPlain, clsKeyword, false},
 		{"erlang.mk:6494: recipe for target 'ct' failed", KindPlain, clsGeneric, false},

@@ -1,6 +1,9 @@
 package analysis
 
-import "bytes"
+import (
+	"bytes"
+	"unicode/utf8"
+)
 
 // This file holds the hand-written shape matchers behind the ordered rules.
 // They run only on lines that passed the vocabulary prefilter.
@@ -117,8 +120,11 @@ func locationLine(tt, l []byte) bool {
 func isTestFailure(tt, l []byte) bool {
 	switch {
 	case hasAnyPrefix(l, "--- fail", "fail:", "fail ", "failed ", "failed:", "[fail]", "not ok ", "\u2717", "\u2715", "\u2718", "\u00d7 ", "\u274c", "\u25cf ", "error collecting", "error at setup", "error at teardown", "flaky test failed"):
-		// Jest's "● Console" holds captured console output, not a failure
-		return !bytes.HasPrefix(l, []byte("failed to ")) && !bytes.HasPrefix(l, []byte("fail to ")) && string(bytes.TrimSpace(l)) != "\u25cf console"
+		// Jest's "● Console" holds captured console output, not a failure;
+		// a marked stage of a progress display (kind's "✗ Starting
+		// control-plane 🕹️") is not a test either
+		return !bytes.HasPrefix(l, []byte("failed to ")) && !bytes.HasPrefix(l, []byte("fail to ")) && string(bytes.TrimSpace(l)) != "\u25cf console" &&
+			!endsWithPictograph(l)
 	case containsAny(l, "<<< failure!", "<<< error!", " ... fail", " ... error", "[fail]", " failed on line", "[failed]", " fail: ", " - failed", ": failed."):
 		return true
 	case containsAny(tt, " FAILED", " FAIL ", " FAIL:", "FAILED CONSISTENTLY"):
@@ -136,6 +142,18 @@ func isTestFailure(tt, l []byte) bool {
 		return true
 	}
 	return false
+}
+
+// endsWithPictograph reports whether a line ends with an emoji or a
+// pictographic symbol (a variation selector may follow it), as progress
+// displays decorate their stages; the failure marks themselves do not count.
+func endsWithPictograph(l []byte) bool {
+	r, _ := utf8.DecodeLastRune(bytes.TrimRight(l, " \t\ufe0f\u200d"))
+	switch r {
+	case 0x2717, 0x2715, 0x2718, utf8.RuneError:
+		return false
+	}
+	return r >= 0x1f000 || r >= 0x2600 && r <= 0x27bf
 }
 
 // genericPhrases mark wrappers: lines that say that something failed without
