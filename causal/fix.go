@@ -41,6 +41,7 @@ var fixes = map[string]fixFunc{
 	"raise-timeout":     fixRaiseTimeout,
 	"raise-job-timeout": fixRaiseJobTimeout,
 	"test-rerun":        fixTestRerun,
+	"kind-recreate":     fixKindRecreate,
 }
 
 // errNoFix says that no safe patch fits; its message becomes the note.
@@ -51,7 +52,7 @@ func noFix(format string, args ...any) error {
 }
 
 // transientFixes are fixes that only help a failure that comes and goes.
-var transientFixes = map[string]bool{"network-retry": true, "retry": true, "apt-retries": true, "test-rerun": true}
+var transientFixes = map[string]bool{"network-retry": true, "retry": true, "apt-retries": true, "test-rerun": true, "kind-recreate": true}
 
 // propose runs the matched rule's fix shape and builds the patch.
 func (x *explainer) propose() {

@@ -261,6 +261,8 @@ func (x *explainer) predicate(name string) (finding, bool) {
 		return x.changeWithoutWait()
 	case "emitter-is-wait":
 		return finding{}, x.em.Node != nil && subcommand(x.em.Node) == "wait"
+	case "emitter-is-kind-create":
+		return finding{}, kindCreate(x.em.Node)
 	case "started-without-wait":
 		return x.startedWithoutWait()
 	}

@@ -25,6 +25,11 @@ var toolHints = []toolHint{
 	{regexp.MustCompile(`^curl: \(\d+\)|\bcurl\b`), []string{"curl"}},
 	{regexp.MustCompile(`\bwget\b|^Connecting to .*failed`), []string{"wget"}},
 	{regexp.MustCompile(`^(fatal|error): |early EOF|RPC failed|remote end hung up`), []string{"git"}},
+	// kubeadm's own failure report ("[kubelet-check]", "couldn't initialize a
+	// Kubernetes cluster") comes from a cluster being created, before any
+	// kubectl could run; its "timed out waiting for the condition" is not
+	// kubectl's
+	{regexp.MustCompile(`failed to init node with kubeadm|couldn't initialize a Kubernetes cluster|\[kubelet-check\]|\[wait-control-plane\]`), []string{"kind", "kubeadm", "minikube", "k3d"}},
 	{regexp.MustCompile(`Error from server|Unable to connect to the server|The connection to the server|error when retrieving current configuration|error when creating|error validating|resource mapping not found|no matches for kind|timed out waiting for the condition|no matching resources found|the object has been modified|Operation cannot be fulfilled|error: unable to recognize|\bkubectl\b|failed calling webhook|error executing command in container|Internal error occurred|error: unable to upgrade connection`), []string{"kubectl", "karmadactl", "oc", "kustomize", "clusterctl"}},
 	{regexp.MustCompile(`(?i)\bhelm\b|INSTALLATION FAILED|UPGRADE FAILED|cannot re-use a name|another operation \(install/upgrade/rollback\)`), []string{"helm"}},
 	{regexp.MustCompile(`(?i)docker|toomanyrequests|Error response from daemon|pull access denied|manifest unknown|port is already allocated|Bind for .* failed`), []string{"docker", "docker-compose", "podman", "buildah"}},

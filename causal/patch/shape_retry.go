@@ -13,6 +13,10 @@ type Retry struct {
 	Delay    int
 	// What names the retried operation in the message printed between tries.
 	What string
+	// Cleanup is a command, written in the host's syntax, run after a
+	// failed attempt before the next one ("kind delete cluster --name x");
+	// empty for none. It must be one line without a comment.
+	Cleanup string
 }
 
 func (r Retry) normalized() Retry {
@@ -60,6 +64,9 @@ func WrapRetry(s Site, r Retry) ([]byte, error) {
 		return nil, err
 	}
 	r = r.normalized()
+	if strings.ContainsAny(r.Cleanup, "\n\r#") {
+		return nil, fmt.Errorf("%w: the clean-up command must be one line without a comment", ErrShape)
+	}
 	stmt := ls[s.Line-1 : s.EndLine]
 	if strings.Contains(stmt[len(stmt)-1], " #") {
 		return nil, fmt.Errorf("%w: statement on line %d ends in a comment", ErrShape, s.EndLine)
@@ -96,6 +103,9 @@ func retryBody(cmd []string, ind string, r Retry) []string {
 			line += " && exit 0"
 		}
 		out = append(out, line)
+	}
+	if r.Cleanup != "" {
+		out = append(out, ind+"  "+r.Cleanup+" || true")
 	}
 	out = append(out,
 		ind+"  "+fmt.Sprintf(`echo "%s failed (attempt ${attempt}/%d), retrying in $((attempt * %d))s"`, r.What, r.Attempts, r.Delay),
@@ -155,8 +165,11 @@ func retryInPlace(stmt []string, r Retry) []string {
 		}
 		out = append(out, body)
 	}
+	out = append(out, ind+"  "+fmt.Sprintf(`if [ "${attempt}" -eq %d ]; then exit 1; fi`, r.Attempts))
+	if r.Cleanup != "" {
+		out = append(out, ind+"  "+r.Cleanup+" || true")
+	}
 	return append(out,
-		ind+"  "+fmt.Sprintf(`if [ "${attempt}" -eq %d ]; then exit 1; fi`, r.Attempts),
 		ind+"  "+fmt.Sprintf(`echo "%s failed (attempt ${attempt}/%d), retrying in $((attempt * %d))s" >&2`, r.What, r.Attempts, r.Delay),
 		ind+"  "+fmt.Sprintf("sleep $((attempt * %d))", r.Delay),
 		ind+"done")
@@ -175,8 +188,12 @@ func retryRecipe(stmt []string, r Retry) ([]string, error) {
 		body = body[1:]
 	}
 	head := fmt.Sprintf("\t%sfor attempt in %s; do ", prefix, r.items())
-	tail := fmt.Sprintf(` && exit 0; echo "%s failed (attempt $${attempt}/%d), retrying in $$((attempt * %d))s"; sleep $$((attempt * %d)); done; exit 1`,
-		r.What, r.Attempts, r.Delay, r.Delay)
+	cleanup := ""
+	if r.Cleanup != "" {
+		cleanup = " " + r.Cleanup + " || true;"
+	}
+	tail := fmt.Sprintf(` && exit 0;%s echo "%s failed (attempt $${attempt}/%d), retrying in $$((attempt * %d))s"; sleep $$((attempt * %d)); done; exit 1`,
+		cleanup, r.What, r.Attempts, r.Delay, r.Delay)
 	out := append([]string{}, stmt...)
 	out[0] = head + strings.TrimLeft(body, " ")
 	out[len(out)-1] = strings.TrimRight(out[len(out)-1], " ") + tail

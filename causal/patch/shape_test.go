@@ -76,6 +76,21 @@ func TestWrapRetry(t *testing.T) {
 	if _, err := WrapRetry(Site{Host: HostScript, Content: []byte("curl x # fetch\n"), Line: 1, EndLine: 1}, Retry{}); err == nil {
 		t.Error("a statement ending in a comment must not be wrapped")
 	}
+	// a clean-up command runs between attempts, in each host's syntax
+	cleanup := Retry{Attempts: 2, Delay: 10, What: "kind create cluster", Cleanup: "kind delete cluster --name $(CLUSTER)"}
+	got, err := WrapRetry(Site{Host: HostMakefile, Content: []byte("up:\n\tkind create cluster --name $(CLUSTER) --wait 60s\n"), Line: 2, EndLine: 2}, cleanup)
+	want := "up:\n\tfor attempt in 1 2; do kind create cluster --name $(CLUSTER) --wait 60s && exit 0; kind delete cluster --name $(CLUSTER) || true; " +
+		"echo \"kind create cluster failed (attempt $${attempt}/2), retrying in $$((attempt * 10))s\"; sleep $$((attempt * 10)); done; exit 1\n"
+	if err != nil || string(got) != want {
+		t.Errorf("recipe with clean-up:\n%s\n%v", got, err)
+	}
+	got, err = WrapRetry(Site{Host: HostScript, Content: []byte("kind create cluster\n"), Line: 1, EndLine: 1}, Retry{Attempts: 2, Delay: 10, What: "kind", Cleanup: "kind delete cluster"})
+	if err != nil || !strings.Contains(string(got), "  if [ \"${attempt}\" -eq 2 ]; then exit 1; fi\n  kind delete cluster || true\n") {
+		t.Errorf("script with clean-up:\n%s\n%v", got, err)
+	}
+	if _, err := WrapRetry(Site{Host: HostScript, Content: []byte("kind create cluster\n"), Line: 1, EndLine: 1}, Retry{Cleanup: "rm -rf x\nreboot"}); err == nil {
+		t.Error("a clean-up command of two lines must be refused")
+	}
 }
 
 func TestAddArgsAndWords(t *testing.T) {
