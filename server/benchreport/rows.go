@@ -156,17 +156,18 @@ func dashboardRows(o Outputs) []Row {
 	return rows
 }
 
-// analysisRows: log analysis speed and memory (single values in A).
+// analysisRows: log analysis speed and memory (single values in A), and
+// clustering at 1,000 and 10,000 failures.
 func analysisRows(o Outputs) []Row {
 	var rows []Row
-	for _, r := range o["analysis"].Results {
-		if v, ok := r.Metrics["MB/s"]; ok {
-			rows = append(rows, Row{Measurement: "analysis " + strings.TrimPrefix(r.Name, "Benchmark") + ", one core: MB/s", A: num(v)})
-		}
-	}
-	for _, r := range o["chunks"].Results {
-		if v, ok := r.Metrics["MB/s"]; ok {
-			rows = append(rows, Row{Measurement: "analysis " + strings.TrimPrefix(r.Name, "Benchmark") + ", one core: MB/s", A: num(v)})
+	for _, step := range []string{"analysis", "chunks"} {
+		for _, r := range o[step].Results {
+			name := "analysis " + strings.TrimPrefix(r.Name, "Benchmark") + ", one core: "
+			if v, ok := r.Metrics["MB/s"]; ok {
+				rows = append(rows, Row{Measurement: name + "MB/s", A: num(v)})
+			} else if v, ok := r.Metrics["ns/op"]; ok {
+				rows = append(rows, Row{Measurement: name + "µs per call", A: num(v / 1e3)})
+			}
 		}
 	}
 	if cells, ok := o["rss"].Row("peak RSS"); ok && len(cells) >= 3 {
@@ -174,9 +175,13 @@ func analysisRows(o Outputs) []Row {
 	} else {
 		rows = append(rows, Row{Measurement: "peak RSS of `polylane analyze` on a 1 GB log", A: "n/a", Target: "< 100 MB"})
 	}
-	if v := o.metric("cluster", "BenchmarkClusterDistinct", "ns/op"); have(v) {
-		rows = append(rows, Row{Measurement: "history: cluster distinct failures, one core: ms", A: num(v / 1e6)})
+	if cells, ok := o["rss"].Row("wall time"); ok && len(cells) >= 2 {
+		rows = append(rows, Row{Measurement: "`polylane analyze` on that log: " + cells[0], A: cells[1]})
 	}
+	a := o.metric("cluster", "BenchmarkClusterDistinct/failures=1000", "ns/op") / 1e6
+	b := o.metric("cluster", "BenchmarkClusterDistinct/failures=10000", "ns/op") / 1e6
+	rows = append(rows, Row{Measurement: "history: cluster distinct failures, one core: ms (1,000 · 10,000 failures)",
+		A: num(a), B: num(b), Ratio: ratio(a, b)})
 	return rows
 }
 

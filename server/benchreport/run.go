@@ -77,6 +77,10 @@ func fileExists(p string) bool {
 func Machine() string {
 	model := firstField("/proc/cpuinfo", "model name")
 	mem := firstField("/proc/meminfo", "MemTotal")
+	var kb float64
+	if _, err := fmt.Sscanf(mem, "%f kB", &kb); err == nil {
+		mem = fmt.Sprintf("%.1f GiB", kb/(1<<20))
+	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	fields := strings.Fields(string(load))
 	if len(fields) > 3 {
