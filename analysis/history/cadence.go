@@ -70,6 +70,9 @@ var nounVerbs = map[string]bool{
 	"merge": true, "typecheck": true, "smoke": true, "init": true, "seed": true, "preview": true,
 }
 
+// runnerSteps are the steps the runner adds to every job.
+var runnerSteps = map[string]string{"set up job": "job set-up", "complete job": "job completion"}
+
 // genericVerbs say nothing about what a step does ("Run X", "Set up X").
 var genericVerbs = map[string]bool{
 	"run": true, "execute": true, "exec": true, "do": true, "perform": true, "invoke": true,
@@ -85,6 +88,9 @@ var genericVerbs = map[string]bool{
 // e2e suites" -> "Chainsaw e2e suite"). It returns "" when no good noun can be
 // derived (commands, paths, long names).
 func StepNoun(step string) string {
+	if noun, ok := runnerSteps[strings.ToLower(strings.TrimSpace(step))]; ok {
+		return noun
+	}
 	words := strings.Fields(step)
 	if len(words) == 0 {
 		return ""

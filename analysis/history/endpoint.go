@@ -15,15 +15,33 @@ func appendEndpoints(eps []string, text string) []string {
 	fields := strings.FieldsFunc(text, func(c rune) bool {
 		return c == ' ' || c == '\t' || c == '"' || c == '\'' || c == ',' || c == '(' || c == ')' || c == '[' || c == ']' || c == '<' || c == '`'
 	})
-	for _, f := range fields {
+	for k, f := range fields {
 		if i := strings.LastIndex(f, "->"); i >= 0 {
 			f = f[i+2:]
 		}
-		if ep, ok := endpointOf(f); ok {
+		if ep, ok := endpointOf(f); ok && !(strings.Contains(f, "://") && pointer(fields[max(0, k-2):k], ep)) {
 			eps = append(eps, ep)
 		}
 	}
 	return eps
+}
+
+// pointer reports whether a URL only points the reader to documentation
+// ("Learn more: https://github.blog/…", "see https://docs.example.com/…"):
+// it names no endpoint the failing command talked to.
+func pointer(before []string, host string) bool {
+	for _, w := range before {
+		switch strings.ToLower(strings.TrimRight(w, ":.,")) {
+		case "more", "see", "visit", "docs", "documentation", "details", "info", "guide", "refer":
+			return true
+		}
+	}
+	for _, p := range []string{"docs.", "help.", "learn.", "support."} {
+		if strings.HasPrefix(host, p) {
+			return true
+		}
+	}
+	return host == "github.blog" || host == "aka.ms"
 }
 
 // endpointOf extracts host[:port] from a URL or a host:port token.

@@ -57,6 +57,9 @@ func TestEndpoints(t *testing.T) {
 		{`main.go:42: unexpected value`, nil},
 		{`dial tcp localhost:5432: connect: connection refused`, []string{"localhost:5432"}},
 		{`at 12:30 the job ended`, nil},
+		// a pointer to documentation is not an endpoint
+		{"##[error]This request has been automatically failed because it uses a deprecated version of `actions/upload-artifact: v3`. Learn more: https://github.blog/changelog/2024-04-16-deprecation", nil},
+		{`fetch failed; see https://status.example.com/incidents for details, host registry.example.com:443`, []string{"registry.example.com:443"}},
 	}
 	for _, tt := range tests {
 		got := dedupe(appendEndpoints(nil, tt.text))
