@@ -237,7 +237,7 @@ func (x *explainer) blastRadius() BlastRadius {
 			return b
 		}
 		if x.regression() {
-			return BlastRadius{Summary: "not a harness failure: the change that broke the build is the thing to look at"}
+			return BlastRadius{Summary: fmt.Sprintf("not a harness failure: the change at commit %s that made %q fail is the thing to look at", shortCommit(x.in.Verdict.FirstBadSHA), x.stepName())}
 		}
 		return BlastRadius{Summary: "no harness producer was located, so callers were not traced"}
 	}
@@ -297,4 +297,15 @@ func (x *explainer) stepName() string {
 		return x.step.DisplayName()
 	}
 	return x.in.Step.Name
+}
+
+// shortCommit is a commit's 7-character prefix, "(unknown)" without one.
+func shortCommit(sha *string) string {
+	if sha == nil || *sha == "" {
+		return "(unknown)"
+	}
+	if len(*sha) > 7 {
+		return (*sha)[:7]
+	}
+	return *sha
 }
