@@ -58,7 +58,7 @@ var verbNouns = map[string]string{
 	"migrate": "migration", "initialize": "initialization", "verify": "verification", "validate": "validation",
 	"configure": "configuration", "prepare": "preparation", "compile": "compilation", "generate": "generation",
 	"authenticate": "authentication", "analyze": "analysis", "analyse": "analysis", "provision": "provisioning",
-	"publish": "publishing", "deliver": "delivery",
+	"publish": "publishing", "deliver": "delivery", "create": "creation",
 }
 
 // nounVerbs are CI verbs that are nouns as they stand ("Build" -> "build").

@@ -23,7 +23,7 @@ func TestStepNoun(t *testing.T) {
 		{"Configure cluster access now", "configuring"},
 		{"Run actions/checkout@v4", ""},
 		{"Run ./hack/ci.sh --all", ""},
-		{"Set up job", "job set-up"}, {"Set up Go", "Go"},
+		{"Set up job", "job set-up"}, {"Create cluster", "cluster creation"}, {"Set up Go", "Go"},
 		{"Scan images for known issues", "scanning"},
 		{"", ""},
 	}

@@ -233,7 +233,7 @@ func skipDashes(args []string) []string {
 }
 
 // wordString flattens a shell word: literal and quoted text as written,
-// parameters as $NAME.
+// parameters as $NAME, arithmetic as $((expr)).
 func wordString(w *syntax.Word) string {
 	var sb strings.Builder
 	var part func(p syntax.WordPart)
@@ -253,6 +253,13 @@ func wordString(w *syntax.Word) string {
 			}
 		case *syntax.CmdSubst:
 			sb.WriteString("$(…)")
+		case *syntax.ArithmExp:
+			var x strings.Builder
+			if err := syntax.NewPrinter().Print(&x, &syntax.Word{Parts: []syntax.WordPart{p}}); err == nil {
+				sb.WriteString(x.String())
+			} else {
+				sb.WriteString("$((…))")
+			}
 		}
 	}
 	for _, p := range w.Parts {

@@ -19,11 +19,13 @@ func TestObserve(t *testing.T) {
 		want     []string
 	}{
 		{name: "upload on failure", repo: "testdata/repos/multistage", workflow: ".github/workflows/ci.yml", step: "End-to-end tests",
-			added: []string{"\tfor i in 1 2 3; do kind create cluster --name e2e && break; echo \"kind create failed (attempt $$i/3)\"; sleep 10; done"},
+			added: []string{"\tfor i in 1 2 3; do kind create cluster --name e2e && break; echo \"kind create failed (attempt $$i/3)\"; sleep 10; done",
+				"\tfor attempt in 1 2; do make up && exit 0; echo \"up failed (attempt $${attempt}/2), retrying in $$((attempt * 10))s\"; sleep 1; done; exit 1"},
 			want: []string{
 				`The changed step is visible in the CI workflow (.github/workflows/ci.yml), job e2e, step "End-to-end tests".`,
 				"When the job fails it uploads e2e-logs (tmp/logs, tmp/events.txt).",
 				`It prints "kind create failed (attempt $i/3)".`,
+				`It prints "up failed (attempt $attempt/2), retrying in $((attempt * 10))s".`,
 			}},
 		{name: "no diagnostics", repo: "testdata/repos/nodeploy", workflow: ".github/workflows/ci.yml", step: "Run make test",
 			added: []string{"          npm_config_fetch_retries: \"5\"", "  curl --retry 5 -fsSL https://example.com/x -o x"},
