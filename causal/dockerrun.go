@@ -7,6 +7,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/polylane/polylane/causal/harness"
 	"github.com/polylane/polylane/causal/patch"
 )
 
@@ -217,3 +218,100 @@ func (x *explainer) dockerAptRetries() (*fixPlan, error) {
 // aptCall matches an apt-get call that sets no options yet: "apt-get update",
 // "apt-get install -y …".
 var aptCall = regexp.MustCompile(`(^|[\s;&|(])apt-get(\s+(?:update|install|upgrade|dist-upgrade|-y|-q|--yes|--no-install-recommends)\b)`)
+
+// dockerRunUnit says what retries the failing RUN instruction has today.
+func (x *explainer) dockerRunUnit() (FailedUnit, bool) {
+	if _, ok := x.dockerRunProducer(); !ok {
+		return FailedUnit{}, false
+	}
+	r := x.dockerRun
+	parts := []string{fmt.Sprintf("the `RUN` instruction at %s:%d runs once per build", r.File, r.Line)}
+	switch {
+	case strings.Contains(r.Text, "Acquire::Retries"):
+		parts[0] += ", and its apt calls already set Acquire::Retries"
+	case strings.Contains(r.Text, "apt-get"):
+		parts[0] += ", and its apt-get calls set no Acquire::Retries (apt itself retries a failed download 3 times by default)"
+	}
+	if x.em.Node != nil {
+		parts = append(parts, fmt.Sprintf("%s does not retry the image build", describe(x.em.Node)))
+	}
+	return FailedUnit{Summary: strings.Join(parts, "; ")}, true
+}
+
+// dockerRunBlast lists the workflow steps that build the Dockerfile of the
+// failing RUN instruction: each of them runs the same instruction.
+func (x *explainer) dockerRunBlast() (BlastRadius, bool) {
+	if _, ok := x.dockerRunProducer(); !ok {
+		return BlastRadius{}, false
+	}
+	r := x.dockerRun
+	var callers []Location
+	var names []string
+	for _, wf := range x.repo.Workflows() {
+		for _, job := range wf.Jobs {
+			for _, s := range job.Steps {
+				if !buildsDockerfile(s.Uses, s.With, s.Run, r.File) || wf.Path == x.wfPath() && x.step != nil && s.Line == x.step.Line {
+					continue
+				}
+				callers = append(callers, Location{File: wf.Path, Line: s.Line, Symbol: s.DisplayName()})
+				names = append(names, fmt.Sprintf("step %q of job %s in %s", s.DisplayName(), job.ID, wf.Path))
+			}
+		}
+	}
+	if len(callers) == 0 {
+		return BlastRadius{Summary: fmt.Sprintf("%s is built only by the failing step %q", r.File, x.stepName())}, true
+	}
+	return BlastRadius{Summary: fmt.Sprintf("every build of %s runs the same instruction: besides the failing step, %s", r.File, strings.Join(dedupe(names, 4), ", ")), Callers: callers}, true
+}
+
+func (x *explainer) wfPath() string {
+	if x.wf == nil {
+		return ""
+	}
+	return x.wf.Path
+}
+
+// buildsDockerfile reports whether a workflow step builds the image of file:
+// a build action whose file (or context's Dockerfile) it is, or a docker
+// build command naming it or its directory as the context.
+func buildsDockerfile(uses string, with map[string]harness.Value, run, file string) bool {
+	if action, _, _ := strings.Cut(uses, "@"); action == "docker/build-push-action" {
+		f := with["file"].Text
+		if f == "" {
+			f = path.Join(cleanContext(with["context"].Text), "Dockerfile")
+		}
+		return path.Clean(f) == file
+	}
+	for _, line := range strings.Split(run, "\n") {
+		if !strings.Contains(line, "docker build") && !strings.Contains(line, "buildx build") && !strings.Contains(line, "podman build") {
+			continue
+		}
+		words := strings.Fields(line)
+		named, context := "", ""
+		for i, w := range words {
+			switch {
+			case (w == "-f" || w == "--file") && i+1 < len(words):
+				named = words[i+1]
+			case strings.HasPrefix(w, "--file="):
+				named = strings.TrimPrefix(w, "--file=")
+			case i == len(words)-1 && !strings.HasPrefix(w, "-"):
+				context = w
+			}
+		}
+		if named == "" {
+			named = path.Join(cleanContext(context), "Dockerfile")
+		}
+		if path.Clean(strings.Trim(named, `"'`)) == file {
+			return true
+		}
+	}
+	return false
+}
+
+func cleanContext(c string) string {
+	c = strings.Trim(strings.TrimSpace(c), `"'`)
+	if c == "" || strings.Contains(c, "${{") {
+		return "."
+	}
+	return path.Clean(c)
+}

@@ -92,6 +92,9 @@ func atoi(s string) int {
 
 // failedUnit says which retries wrap the emitter and its neighbours today.
 func (x *explainer) failedUnit() FailedUnit {
+	if fu, ok := x.dockerRunUnit(); ok {
+		return fu
+	}
 	if x.em.Node == nil {
 		if fu, ok := x.runnerUnit(); ok {
 			return fu
@@ -232,6 +235,9 @@ func (x *explainer) neighbours() []*harness.Node {
 // blastRadius finds the other workflow steps and tasks that run the
 // producer's unit.
 func (x *explainer) blastRadius() BlastRadius {
+	if b, ok := x.dockerRunBlast(); ok {
+		return b
+	}
 	if x.producer == nil {
 		if b, ok := x.serviceBlast(x.chain.Producer.Symbol); ok {
 			return b
