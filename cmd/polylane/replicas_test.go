@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"io"
 	"net/http"
 	"os/exec"
 	"slices"
@@ -33,42 +34,20 @@ type replica struct {
 }
 
 // startReplica starts serve in its own process (the test binary acting as
-// polylane) and waits until it listens and its queue client has started.
-func startReplica(t *testing.T, name string, env map[string]string) *replica {
-	t.Helper()
+// polylane) and waits until it listens, is ready and its queue client has
+// started. It may run on another goroutine than the test's, so it returns
+// its error.
+func startReplica(t *testing.T, name string, env map[string]string) (*replica, error) {
 	r := &replica{name: name, cmd: polylaneCmd(env, "serve"), logs: &lockedBuffer{}, exited: make(chan struct{})}
 	stderr, err := r.cmd.StderrPipe()
 	if err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	if err := r.cmd.Start(); err != nil {
-		t.Fatal(err)
+		return nil, err
 	}
 	listening := make(chan string, 1)
-	go func() {
-		defer close(r.exited)
-		sc := bufio.NewScanner(stderr)
-		sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
-		for sc.Scan() {
-			r.logs.Write(append(sc.Bytes(), '\n'))
-			var line struct {
-				Message  string `json:"message"`
-				Addr     string `json:"addr"`
-				ClientID string `json:"client_id"`
-			}
-			if json.Unmarshal(sc.Bytes(), &line) != nil {
-				continue
-			}
-			switch {
-			case line.Message == "listening":
-				listening <- line.Addr
-			case line.Message == "River client started":
-				r.mu.Lock()
-				r.clientID = line.ClientID
-				r.mu.Unlock()
-			}
-		}
-	}()
+	go r.readLogs(stderr, listening)
 	t.Cleanup(func() {
 		_ = r.cmd.Process.Kill()
 		_ = r.cmd.Wait()
@@ -80,19 +59,48 @@ func startReplica(t *testing.T, name string, env map[string]string) *replica {
 	case addr := <-listening:
 		r.url = "http://" + addr
 	case <-r.exited:
-		t.Fatalf("%s exited before listening:\n%s", name, r.logs)
+		return nil, fmt.Errorf("%s exited before listening:\n%s", name, r.logs)
 	case <-time.After(60 * time.Second):
-		t.Fatalf("%s did not listen within 60 s:\n%s", name, r.logs)
+		return nil, fmt.Errorf("%s did not listen within 60 s:\n%s", name, r.logs)
 	}
-	waitUntil(t, 30*time.Second, name+" ready", func() bool {
-		resp, err := http.Get(r.url + "/readyz")
-		if err != nil {
-			return false
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(50 * time.Millisecond) {
+		if resp, err := http.Get(r.url + "/readyz"); err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == http.StatusOK && r.id() != "" {
+				return r, nil
+			}
 		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK && r.id() != ""
-	})
-	return r
+		if time.Now().After(deadline) {
+			return nil, fmt.Errorf("%s not ready within 30 s:\n%s", name, r.logs)
+		}
+	}
+}
+
+// readLogs copies serve's JSON log lines and picks out its address and the
+// id of its queue client.
+func (r *replica) readLogs(stderr io.Reader, listening chan<- string) {
+	defer close(r.exited)
+	sc := bufio.NewScanner(stderr)
+	sc.Buffer(make([]byte, 0, 64<<10), 1<<20)
+	for sc.Scan() {
+		r.logs.Write(append(sc.Bytes(), '\n'))
+		var line struct {
+			Message  string `json:"message"`
+			Addr     string `json:"addr"`
+			ClientID string `json:"client_id"`
+		}
+		if json.Unmarshal(sc.Bytes(), &line) != nil {
+			continue
+		}
+		switch line.Message {
+		case "listening":
+			listening <- line.Addr
+		case "River client started":
+			r.mu.Lock()
+			r.clientID = line.ClientID
+			r.mu.Unlock()
+		}
+	}
 }
 
 func (r *replica) id() string {
@@ -222,6 +230,57 @@ func failedRuns(sc *scenario.Scenario) []analysis.Run {
 // queue is killed with SIGKILL while it works jobs, and the other finishes
 // everything, the interrupted jobs included.
 func TestTwoReplicasShareTheQueue(t *testing.T) {
+	g, a, b := startReplicaRig(t)
+	runs := failedRuns(g.sc)
+	if len(runs) < 8 {
+		t.Fatalf("the scenario has %d failed runs, want 8 or more", len(runs))
+	}
+	first, rest := runs[:len(runs)/2], runs[len(runs)/2:]
+
+	start := time.Now()
+	for i, r := range first {
+		x, y := alternate(i, a, b)
+		g.deliverToBoth(t, r.ID, x, y)
+	}
+	waitUntil(t, 30*time.Second, "first deliveries settled", func() bool { return g.settled(t) })
+	t.Logf("%d runs delivered to both replicas, diagnosed and published in %s", len(first), time.Since(start).Round(time.Millisecond))
+	checkOnce(t, g, first, a, b)
+	checkPublishedOnce(t, g)
+
+	// Second round: the other runs and a second attempt of the first ones,
+	// then the leader dies while it works some of them.
+	var second []int64
+	for _, r := range rest {
+		second = append(second, r.ID)
+	}
+	for _, r := range first {
+		if _, err := g.sim.AddRunAttempt(g.repo, r.ID, "failure"); err != nil {
+			t.Fatal(err)
+		}
+		second = append(second, r.ID)
+	}
+	for i, id := range second {
+		x, y := alternate(i, a, b)
+		g.deliverToBoth(t, id, x, y)
+	}
+	victim, survivor := killLeaderWhileWorking(t, g, a, b)
+	took := waitUntil(t, 50*time.Second, "the survivor finishes every job", func() bool { return g.settled(t) })
+	t.Logf("%s killed while working; %s finished everything %s later", victim.name, survivor.name, took.Round(time.Millisecond))
+	checkAllDone(t, g, victim)
+	checkPublishedOnce(t, g)
+}
+
+// alternate returns the two replicas, the first one changing with i.
+func alternate(i int, a, b *replica) (*replica, *replica) {
+	if i%2 == 1 {
+		return b, a
+	}
+	return a, b
+}
+
+// startReplicaRig starts the simulator on karmada-rollout and two replicas
+// on one PostgreSQL schema; both start at once and migrate it together.
+func startReplicaRig(t *testing.T) (*replicaRig, *replica, *replica) {
 	dir := sharedScenarioDir(t, "karmada-rollout")
 	dbURL := postgresSchemaURL(t)
 	ctx := context.Background()
@@ -239,7 +298,6 @@ func TestTwoReplicasShareTheQueue(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { db.Close(ctx) })
-	g := &replicaRig{sim: sim, sc: sc, repo: sc.Repository.FullName, db: db}
 	env := map[string]string{
 		"POLYLANE_DATABASE_URL": dbURL, "POLYLANE_WEBHOOK_SECRET": sim.WebhookSecret(),
 		"POLYLANE_GITHUB_APP_ID": strconv.FormatInt(sim.AppID(), 10), "POLYLANE_GITHUB_PRIVATE_KEY": string(sim.PrivateKeyPEM()),
@@ -249,56 +307,14 @@ func TestTwoReplicasShareTheQueue(t *testing.T) {
 		"POLYLANE_JOB_TIMEOUT": "10s", "POLYLANE_RESCUE_STUCK_JOBS_AFTER": "12s",
 		"POLYLANE_SHUTDOWN_TIMEOUT": "5s",
 	}
-	// Both start at once and migrate the same empty schema.
 	var a, b *replica
+	var errA, errB error
 	var wg sync.WaitGroup
-	wg.Go(func() { a = startReplica(t, "replica A", env) })
-	wg.Go(func() { b = startReplica(t, "replica B", env) })
+	wg.Go(func() { a, errA = startReplica(t, "replica A", env) })
+	wg.Go(func() { b, errB = startReplica(t, "replica B", env) })
 	wg.Wait()
-	if t.Failed() {
-		t.FailNow()
+	if errA != nil || errB != nil {
+		t.Fatalf("start the replicas: %v; %v", errA, errB)
 	}
-	runs := failedRuns(sc)
-	if len(runs) < 8 {
-		t.Fatalf("the scenario has %d failed runs, want 8 or more", len(runs))
-	}
-	first, rest := runs[:len(runs)/2], runs[len(runs)/2:]
-
-	start := time.Now()
-	for i, r := range first {
-		x, y := a, b
-		if i%2 == 1 {
-			x, y = b, a
-		}
-		g.deliverToBoth(t, r.ID, x, y)
-	}
-	waitUntil(t, 30*time.Second, "first deliveries settled", func() bool { return g.settled(t) })
-	t.Logf("%d runs delivered to both replicas, diagnosed and published in %s", len(first), time.Since(start).Round(time.Millisecond))
-	checkOnce(t, g, first, a, b)
-	checkPublishedOnce(t, g)
-
-	// Second round: the other runs and a second attempt of the first ones,
-	// then the leader dies while it works some of them.
-	var second []int64
-	for _, r := range rest {
-		second = append(second, r.ID)
-	}
-	for _, r := range first {
-		if _, err := sim.AddRunAttempt(g.repo, r.ID, "failure"); err != nil {
-			t.Fatal(err)
-		}
-		second = append(second, r.ID)
-	}
-	for i, id := range second {
-		x, y := a, b
-		if i%2 == 1 {
-			x, y = b, a
-		}
-		g.deliverToBoth(t, id, x, y)
-	}
-	victim, survivor := killLeaderWhileWorking(t, g, a, b)
-	took := waitUntil(t, 50*time.Second, "the survivor finishes every job", func() bool { return g.settled(t) })
-	t.Logf("%s killed while working; %s finished everything %s later", victim.name, survivor.name, took.Round(time.Millisecond))
-	checkAllDone(t, g, victim)
-	checkPublishedOnce(t, g)
+	return &replicaRig{sim: sim, sc: sc, repo: sc.Repository.FullName, db: db}, a, b
 }

@@ -59,17 +59,13 @@ func Run(ctx context.Context, root string, s Step, log io.Writer) (Output, error
 	return out, nil
 }
 
-// goTool is the go command of the toolchain running the report.
+// goTool is the go command that runs the report ("go" from PATH, as the
+// Makefile's $(GO) is).
 func goTool() string {
-	if p := runtime.GOROOT() + "/bin/go"; fileExists(p) {
+	if p := os.Getenv("GO"); p != "" {
 		return p
 	}
 	return "go"
-}
-
-func fileExists(p string) bool {
-	_, err := os.Stat(p)
-	return err == nil
 }
 
 // Machine describes where the report ran: cores, CPU model, memory, load
