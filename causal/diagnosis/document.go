@@ -76,6 +76,9 @@ type Failure struct {
 	ExitCode    *int             `json:"exit_code"`
 	// Unknown is set when the failing job's log could not be read.
 	Unknown bool `json:"unknown,omitempty"`
+	// StepLines locate the failing job's steps in its raw log (first and
+	// last line of each), so that citations can link to GitHub's step view.
+	StepLines []analysis.StepSpan `json:"step_lines,omitempty"`
 }
 
 // JobRef names a job.

@@ -57,6 +57,7 @@ func explainTrigger(in Input, out *Outcome, trig history.Occurrence, analyze his
 		return fmt.Errorf("explain run %d: %w", d.Run.ID, err)
 	}
 	d.Chain, d.Patch, d.Impact = x.Chain, x.Patch, x.Impact
+	d.Failure.StepLines = result.Steps
 	d.Summary, d.WhyThisFix = x.WhatHappened, x.WhyThisFix
 	d.Lint = findLint(tree)
 	return nil

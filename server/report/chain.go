@@ -171,7 +171,7 @@ func (r *renderer) logRef(run, job int64, line int) string {
 // of the failing step, and other jobs get no anchor.
 func (r *renderer) stepLine(job int64, line int) (step, at int) {
 	best := LogStep{}
-	for _, s := range r.opts.LogSteps {
+	for _, s := range r.logSteps() {
 		if s.JobID == job && s.FirstLine <= line && s.FirstLine > best.FirstLine {
 			best = s
 		}
@@ -183,6 +183,21 @@ func (r *renderer) stepLine(job int64, line int) (step, at int) {
 		return r.d.Failure.Step.Number, 1
 	}
 	return 0, 0
+}
+
+// logSteps is opts.LogSteps, or else the failing job's step table that the
+// diagnosis carries.
+func (r *renderer) logSteps() []LogStep {
+	if len(r.opts.LogSteps) > 0 {
+		return r.opts.LogSteps
+	}
+	var out []LogStep
+	for _, s := range r.d.Failure.StepLines {
+		if s.Step.Number > 0 && s.First > 0 && !s.Post {
+			out = append(out, LogStep{JobID: r.d.Failure.Job.ID, Number: s.Step.Number, FirstLine: s.First})
+		}
+	}
+	return out
 }
 
 // failureLines lists the trigger's cause lines as log citations.
