@@ -254,6 +254,30 @@ func compact(ids []string) []string {
 	return out
 }
 
+// wordBounds moves a cut [start, end) of text inward to the nearest spaces
+// within a short distance, so that a quote does not begin or end in the
+// middle of a word, and never inside a UTF-8 sequence.
+func wordBounds(text string, start, end int) (int, int) {
+	const reach = 24
+	if start > 0 && text[start-1] != ' ' {
+		if i := strings.IndexByte(text[start:min(len(text), start+reach)], ' '); i >= 0 && start+i+1 < end {
+			start += i + 1
+		}
+	}
+	if end < len(text) && text[end] != ' ' {
+		if i := strings.LastIndexByte(text[max(start, end-reach):end], ' '); i >= 0 && max(start, end-reach)+i > start {
+			end = max(start, end-reach) + i
+		}
+	}
+	for start > 0 && start < len(text) && text[start]&0xC0 == 0x80 {
+		start++
+	}
+	for end < len(text) && end > start && text[end]&0xC0 == 0x80 {
+		end--
+	}
+	return start, end
+}
+
 func firstNonEmptyStr(vals ...string) string {
 	for _, v := range vals {
 		if v != "" {
@@ -275,12 +299,7 @@ func quoteShort(text, around string) string {
 		start = max(0, min(i+len(around)/2-maxQuote/2, len(text)-maxQuote))
 	}
 	end := min(len(text), start+maxQuote)
-	for start > 0 && start < len(text) && text[start]&0xC0 == 0x80 {
-		start++
-	}
-	for end < len(text) && end > start && text[end]&0xC0 == 0x80 {
-		end--
-	}
+	start, end = wordBounds(text, start, end)
 	out := text[start:end]
 	if start > 0 {
 		out = "…" + out

@@ -98,7 +98,15 @@ func clipTail(s string, n int) string {
 		return "…"
 	}
 	r := []rune(s)
-	return "…" + strings.TrimLeft(string(r[len(r)-n+1:]), " ")
+	tail := r[len(r)-n+1:]
+	// Start at a word when one begins close to the cut.
+	for i := 0; i < len(tail) && i < 24; i++ {
+		if tail[i] == ' ' && i+1 < len(tail) {
+			tail = tail[i+1:]
+			break
+		}
+	}
+	return "…" + strings.TrimLeft(string(tail), " ")
 }
 
 // blockLead matches text that would open a block at the start of a line
