@@ -67,6 +67,46 @@ func dayBounds(from, to time.Time) (lo, hi int64) {
 // dayTime is midnight UTC of a Unix day.
 func dayTime(day int64) time.Time { return time.Unix(day*secondsPerDay, 0).UTC() }
 
+// dayWindow is the filter of a per-day read model for a query: its
+// repositories, its days and its workflow; alias prefixes the columns ("" or
+// "d.").
+func dayWindow(q store.DayQuery, alias string) filter {
+	var f filter
+	addIn(&f, alias+"repository_id", q.RepositoryIDs)
+	lo, hi := dayBounds(q.From, q.To)
+	f.add(alias+"day >= ?", lo)
+	f.add(alias+"day < ?", hi)
+	if q.WorkflowID != 0 {
+		f.add(alias+"workflow_id = ?", q.WorkflowID)
+	}
+	return f
+}
+
+// readAll runs query in a read transaction and returns its rows, each read
+// by scan.
+func readAll[T any](ctx context.Context, db DB, query string, args []any, scan func(Rows) (T, error)) ([]T, error) {
+	var list []T
+	err := db.Read(ctx, func(tx Tx) error {
+		rows, err := tx.Query(ctx, query, args...)
+		if err != nil {
+			return err
+		}
+		defer rows.Close()
+		for rows.Next() {
+			v, err := scan(rows)
+			if err != nil {
+				return err
+			}
+			list = append(list, v)
+		}
+		return rows.Err()
+	})
+	if err != nil {
+		return nil, err
+	}
+	return list, nil
+}
+
 // ListWorkflows lists the workflows seen in some repositories.
 func (s *Records) ListWorkflows(ctx context.Context, repositoryIDs []int64) ([]store.WorkflowSummary, error) {
 	if err := checkRepos(repositoryIDs); err != nil {
@@ -76,21 +116,10 @@ func (s *Records) ListWorkflows(ctx context.Context, repositoryIDs []int64) ([]s
 	addIn(&f, "repository_id", repositoryIDs)
 	query := `SELECT repository_id, workflow_id, name, path, last_run_at FROM dashboard_workflows` + f.where() +
 		` ORDER BY repository_id, name, workflow_id`
-	var list []store.WorkflowSummary
-	err := s.db.Read(ctx, func(tx Tx) error {
-		rows, err := tx.Query(ctx, query, f.args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var w store.WorkflowSummary
-			if err := rows.Scan(&w.RepositoryID, &w.WorkflowID, &w.Name, &w.Path, at(&w.LastRunAt)); err != nil {
-				return err
-			}
-			list = append(list, w)
-		}
-		return rows.Err()
+	list, err := readAll(ctx, s.db, query, f.args, func(rows Rows) (store.WorkflowSummary, error) {
+		var w store.WorkflowSummary
+		err := rows.Scan(&w.RepositoryID, &w.WorkflowID, &w.Name, &w.Path, at(&w.LastRunAt))
+		return w, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("list workflows of %d repositories: %w", len(repositoryIDs), err)
@@ -103,33 +132,15 @@ func (s *Records) RunDays(ctx context.Context, q store.DayQuery) ([]store.RunDay
 	if err := checkRepos(q.RepositoryIDs); err != nil {
 		return nil, err
 	}
-	var f filter
-	addIn(&f, "repository_id", q.RepositoryIDs)
-	lo, hi := dayBounds(q.From, q.To)
-	f.add("day >= ?", lo)
-	f.add("day < ?", hi)
-	if q.WorkflowID != 0 {
-		f.add("workflow_id = ?", q.WorkflowID)
-	}
+	f := dayWindow(q, "")
 	query := `SELECT repository_id, workflow_id, day, conclusion, runs FROM dashboard_run_days` + f.where() +
 		` ORDER BY repository_id, workflow_id, day, conclusion`
-	var list []store.RunDay
-	err := s.db.Read(ctx, func(tx Tx) error {
-		rows, err := tx.Query(ctx, query, f.args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var d store.RunDay
-			var day int64
-			if err := rows.Scan(&d.RepositoryID, &d.WorkflowID, &day, &d.Conclusion, &d.Runs); err != nil {
-				return err
-			}
-			d.Day = dayTime(day)
-			list = append(list, d)
-		}
-		return rows.Err()
+	list, err := readAll(ctx, s.db, query, f.args, func(rows Rows) (store.RunDay, error) {
+		var d store.RunDay
+		var day int64
+		err := rows.Scan(&d.RepositoryID, &d.WorkflowID, &day, &d.Conclusion, &d.Runs)
+		d.Day = dayTime(day)
+		return d, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("count runs per day: %w", err)
@@ -231,14 +242,7 @@ func sortClassDays(list []store.ClassDay) {
 
 // classDayWindow is the filter of dashboard_class_days for a query.
 func classDayWindow(q store.DayQuery) filter {
-	var f filter
-	addIn(&f, "d.repository_id", q.RepositoryIDs)
-	lo, hi := dayBounds(q.From, q.To)
-	f.add("d.day >= ?", lo)
-	f.add("d.day < ?", hi)
-	if q.WorkflowID != 0 {
-		f.add("d.workflow_id = ?", q.WorkflowID)
-	}
+	f := dayWindow(q, "d.")
 	if q.ClassID != "" {
 		f.add("d.class_id = ?", q.ClassID)
 	}
@@ -250,28 +254,27 @@ func (s *Records) classDaysOf(ctx context.Context, q store.DayQuery) ([]store.Cl
 	f := classDayWindow(q)
 	query := `SELECT d.repository_id, d.workflow_id, d.day, d.class_id, d.runs FROM dashboard_class_days d` + f.where() +
 		` ORDER BY d.repository_id, d.workflow_id, d.day, d.class_id`
-	var list []store.ClassDay
-	err := s.db.Read(ctx, func(tx Tx) error {
-		rows, err := tx.Query(ctx, query, f.args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c store.ClassDay
-			var day int64
-			if err := rows.Scan(&c.RepositoryID, &c.WorkflowID, &day, &c.ClassID, &c.Runs); err != nil {
-				return err
-			}
-			c.Day = dayTime(day)
-			list = append(list, c)
-		}
-		return rows.Err()
+	list, err := readAll(ctx, s.db, query, f.args, func(rows Rows) (store.ClassDay, error) {
+		var c store.ClassDay
+		var day int64
+		err := rows.Scan(&c.RepositoryID, &c.WorkflowID, &day, &c.ClassID, &c.Runs)
+		c.Day = dayTime(day)
+		return c, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("count runs of class %s per day: %w", q.ClassID, err)
 	}
 	return list, nil
+}
+
+// scanClassRunCount reads a row of repository, workflow, class, runs, last
+// day, step, signature and verdict.
+func scanClassRunCount(rows Rows) (store.ClassRunCount, error) {
+	var c store.ClassRunCount
+	var day int64
+	err := rows.Scan(&c.RepositoryID, &c.WorkflowID, &c.ClassID, &c.Runs, &day, &c.Step, &c.Signature, &c.Verdict)
+	c.LastDay = dayTime(day)
+	return c, err
 }
 
 // ClassRunCounts counts the run attempts in which each class occurred.
@@ -285,25 +288,7 @@ func (s *Records) ClassRunCounts(ctx context.Context, q store.DayQuery) ([]store
 FROM dashboard_class_days d LEFT JOIN failure_classes c ON c.repository_id = d.repository_id AND c.id = d.class_id` +
 		f.where() + `
 GROUP BY d.repository_id, d.workflow_id, d.class_id ORDER BY d.repository_id, d.workflow_id, sum(d.runs) DESC, d.class_id`
-	var list []store.ClassRunCount
-	err := s.db.Read(ctx, func(tx Tx) error {
-		rows, err := tx.Query(ctx, query, f.args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c store.ClassRunCount
-			var day int64
-			if err := rows.Scan(&c.RepositoryID, &c.WorkflowID, &c.ClassID, &c.Runs, &day, &c.Step, &c.Signature,
-				&c.Verdict); err != nil {
-				return err
-			}
-			c.LastDay = dayTime(day)
-			list = append(list, c)
-		}
-		return rows.Err()
-	})
+	list, err := readAll(ctx, s.db, query, f.args, scanClassRunCount)
 	if err != nil {
 		return nil, fmt.Errorf("count runs per failure class: %w", err)
 	}

@@ -24,26 +24,16 @@ func (s *Records) ListDiagnosisSummaries(ctx context.Context, q store.DiagnosisQ
 FROM diagnoses d JOIN workflow_runs r
     ON r.repository_id = d.repository_id AND r.run_id = d.run_id AND r.attempt = d.attempt` + f.where() +
 		` ORDER BY d.created_at DESC, d.id DESC` + f.limit(limit+1)
-	var page store.DiagnosisPage
-	err := s.db.Read(ctx, func(tx Tx) error {
-		rows, err := tx.Query(ctx, query, f.args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var d store.DiagnosisSummary
-			if err := rows.Scan(&d.ID, &d.RepositoryID, &d.RunID, &d.Attempt, &d.Verdict, &d.ClassID, at(&d.CreatedAt),
-				&d.Stale, &d.WorkflowID, &d.WorkflowName, &d.RunNumber, &d.Branch, at(&d.RunCreatedAt)); err != nil {
-				return err
-			}
-			page.Diagnoses = append(page.Diagnoses, d)
-		}
-		return rows.Err()
+	list, err := readAll(ctx, s.db, query, f.args, func(rows Rows) (store.DiagnosisSummary, error) {
+		var d store.DiagnosisSummary
+		err := rows.Scan(&d.ID, &d.RepositoryID, &d.RunID, &d.Attempt, &d.Verdict, &d.ClassID, at(&d.CreatedAt),
+			&d.Stale, &d.WorkflowID, &d.WorkflowName, &d.RunNumber, &d.Branch, at(&d.RunCreatedAt))
+		return d, err
 	})
 	if err != nil {
 		return store.DiagnosisPage{}, fmt.Errorf("list diagnoses of repository %d: %w", q.RepositoryID, err)
 	}
+	page := store.DiagnosisPage{Diagnoses: list}
 	if len(page.Diagnoses) > limit {
 		page.Diagnoses = page.Diagnoses[:limit]
 		last := page.Diagnoses[limit-1]
@@ -67,28 +57,18 @@ func (s *Records) ListOccurrencePage(ctx context.Context, q store.OccurrencePage
 	query := `SELECT repository_id, run_id, attempt, job_id, job_name, step_number, step_name, signature,
     signature_id, cause_lines, exit_code, unknown, class_id, occurred_at FROM failure_occurrences` + f.where() +
 		` ORDER BY occurred_at DESC, run_id DESC, attempt DESC, job_id DESC, step_number DESC` + f.limit(limit+1)
-	var page store.OccurrencePage
-	err := s.db.Read(ctx, func(tx Tx) error {
-		rows, err := tx.Query(ctx, query, f.args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var o store.Occurrence
-			var lines string
-			if err := rows.Scan(&o.RepositoryID, &o.RunID, &o.Attempt, &o.JobID, &o.JobName, &o.StepNumber, &o.StepName,
-				&o.Signature, &o.SignatureID, &lines, &o.ExitCode, &o.Unknown, &o.ClassID, at(&o.OccurredAt)); err != nil {
-				return err
-			}
-			o.CauseLines = json.RawMessage(lines)
-			page.Occurrences = append(page.Occurrences, o)
-		}
-		return rows.Err()
+	list, err := readAll(ctx, s.db, query, f.args, func(rows Rows) (store.Occurrence, error) {
+		var o store.Occurrence
+		var lines string
+		err := rows.Scan(&o.RepositoryID, &o.RunID, &o.Attempt, &o.JobID, &o.JobName, &o.StepNumber, &o.StepName,
+			&o.Signature, &o.SignatureID, &lines, &o.ExitCode, &o.Unknown, &o.ClassID, at(&o.OccurredAt))
+		o.CauseLines = json.RawMessage(lines)
+		return o, err
 	})
 	if err != nil {
 		return store.OccurrencePage{}, fmt.Errorf("list occurrences of repository %d: %w", q.RepositoryID, err)
 	}
+	page := store.OccurrencePage{Occurrences: list}
 	if len(page.Occurrences) > limit {
 		page.Occurrences = page.Occurrences[:limit]
 		o := page.Occurrences[limit-1]

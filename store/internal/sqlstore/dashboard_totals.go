@@ -12,33 +12,15 @@ func (s *Records) OutcomeDays(ctx context.Context, q store.DayQuery) ([]store.Ou
 	if err := checkRepos(q.RepositoryIDs); err != nil {
 		return nil, err
 	}
-	var f filter
-	addIn(&f, "repository_id", q.RepositoryIDs)
-	lo, hi := dayBounds(q.From, q.To)
-	f.add("day >= ?", lo)
-	f.add("day < ?", hi)
-	if q.WorkflowID != 0 {
-		f.add("workflow_id = ?", q.WorkflowID)
-	}
+	f := dayWindow(q, "")
 	query := `SELECT repository_id, workflow_id, day, runs, succeeded, failed FROM dashboard_outcome_days` + f.where() +
 		` ORDER BY repository_id, workflow_id, day`
-	var list []store.OutcomeDay
-	err := s.db.Read(ctx, func(tx Tx) error {
-		rows, err := tx.Query(ctx, query, f.args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var d store.OutcomeDay
-			var day int64
-			if err := rows.Scan(&d.RepositoryID, &d.WorkflowID, &day, &d.Runs, &d.Succeeded, &d.Failed); err != nil {
-				return err
-			}
-			d.Day = dayTime(day)
-			list = append(list, d)
-		}
-		return rows.Err()
+	list, err := readAll(ctx, s.db, query, f.args, func(rows Rows) (store.OutcomeDay, error) {
+		var d store.OutcomeDay
+		var day int64
+		err := rows.Scan(&d.RepositoryID, &d.WorkflowID, &day, &d.Runs, &d.Succeeded, &d.Failed)
+		d.Day = dayTime(day)
+		return d, err
 	})
 	if err != nil {
 		return nil, fmt.Errorf("sum run outcomes per day: %w", err)
@@ -65,25 +47,7 @@ FROM (
     ) per_class
 ) t LEFT JOIN failure_classes c ON c.repository_id = t.repository_id AND c.id = t.class_id
 WHERE t.rank = 1 ORDER BY t.repository_id, t.workflow_id`
-	var list []store.ClassRunCount
-	err := s.db.Read(ctx, func(tx Tx) error {
-		rows, err := tx.Query(ctx, query, f.args...)
-		if err != nil {
-			return err
-		}
-		defer rows.Close()
-		for rows.Next() {
-			var c store.ClassRunCount
-			var day int64
-			if err := rows.Scan(&c.RepositoryID, &c.WorkflowID, &c.ClassID, &c.Runs, &day, &c.Step, &c.Signature,
-				&c.Verdict); err != nil {
-				return err
-			}
-			c.LastDay = dayTime(day)
-			list = append(list, c)
-		}
-		return rows.Err()
-	})
+	list, err := readAll(ctx, s.db, query, f.args, scanClassRunCount)
 	if err != nil {
 		return nil, fmt.Errorf("top failure classes: %w", err)
 	}
