@@ -11,7 +11,6 @@ import (
 	"fmt"
 	"log/slog"
 	"net/url"
-	"sync/atomic"
 	"time"
 
 	"github.com/jackc/pgx/v5"
@@ -46,10 +45,10 @@ type Options struct {
 // Store is the PostgreSQL implementation of store.Store.
 type Store struct {
 	*sqlstore.Records
-	pool    *pgxpool.Pool
-	sqlDB   *sql.DB // the same pool through database/sql, for goose
-	queue   *sqlstore.Queue[pgx.Tx]
-	current atomic.Bool
+	*sqlstore.Lifecycle[pgx.Tx]
+	pool  *pgxpool.Pool
+	sqlDB *sql.DB // the same pool through database/sql, for goose
+	queue *sqlstore.Queue[pgx.Tx]
 }
 
 var _ store.Store = (*Store)(nil)
@@ -93,6 +92,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	s := &Store{pool: pool, sqlDB: stdlib.OpenDBFromPool(pool), queue: queue}
 	s.Records = sqlstore.NewRecords(txRunner{s}, opts.Now)
+	s.Lifecycle = sqlstore.NewLifecycle(s.Records, queue, migrations.Postgres)
 	return s, nil
 }
 
@@ -127,54 +127,13 @@ func (s *Store) Migrate(ctx context.Context) (rep store.MigrationReport, err err
 			err = fmt.Errorf("migrate: release lock: %w", uerr)
 		}
 	}()
-	if rep.SchemaVersion, rep.SchemaApplied, err = sqlstore.MigrateSchema(ctx, s.sqlDB, migrations.Postgres); err != nil {
-		return rep, err
-	}
-	if rep.QueueVersion, rep.QueueApplied, err = s.queue.Migrate(ctx); err != nil {
-		return rep, err
-	}
-	return rep, nil
-}
-
-// CheckMigrations reports whether every migration is applied.
-func (s *Store) CheckMigrations(ctx context.Context) error {
-	if s.current.Load() {
-		return nil
-	}
-	err := txRunner{s}.Read(ctx, func(tx sqlstore.Tx) error { return sqlstore.CheckSchema(ctx, tx, migrations.Postgres) })
-	if err != nil {
-		return err
-	}
-	if err := s.queue.CheckMigrations(ctx); err != nil {
-		return err
-	}
-	s.current.Store(true)
-	return nil
-}
-
-// StartQueue starts working jobs.
-func (s *Store) StartQueue(ctx context.Context, opts store.QueueOptions) error {
-	return s.queue.Start(ctx, opts)
-}
-
-// StopQueue stops working jobs, waiting for running ones until ctx is done.
-func (s *Store) StopQueue(ctx context.Context) error { return s.queue.Stop(ctx) }
-
-// QueueStats counts jobs by state.
-func (s *Store) QueueStats(ctx context.Context) (store.QueueStats, error) {
-	counts, err := s.JobCounts(ctx)
-	if err != nil {
-		return store.QueueStats{}, err
-	}
-	return store.QueueStats{Running: s.queue.Running(), Jobs: counts}, nil
+	return s.MigrateOn(ctx, s.sqlDB)
 }
 
 // Close stops the queue (waiting up to 5 s for running jobs) and closes the
 // pool.
 func (s *Store) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	qerr := s.queue.Stop(ctx)
+	qerr := s.CloseQueue()
 	serr := s.sqlDB.Close()
 	s.pool.Close()
 	return errors.Join(qerr, serr)

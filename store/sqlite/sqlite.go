@@ -18,7 +18,6 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river/riverdriver/riversqlite"
@@ -48,12 +47,12 @@ type Options struct {
 // Store is the SQLite implementation of store.Store.
 type Store struct {
 	*sqlstore.Records
-	path    string
-	writer  *sql.DB
-	reader  *sql.DB
-	queue   *sqlstore.Queue[*sql.Tx]
-	current atomic.Bool // migrations were found current once
-	locks   sqlstore.KeyLocks
+	*sqlstore.Lifecycle[*sql.Tx]
+	path   string
+	writer *sql.DB
+	reader *sql.DB
+	queue  *sqlstore.Queue[*sql.Tx]
+	locks  sqlstore.KeyLocks
 }
 
 var _ store.Store = (*Store)(nil)
@@ -122,6 +121,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	}
 	s := &Store{path: opts.Path, writer: writer, reader: reader, queue: queue}
 	s.Records = sqlstore.NewRecords(txRunner{s}, opts.Now)
+	s.Lifecycle = sqlstore.NewLifecycle(s.Records, queue, migrations.SQLite)
 	return s, nil
 }
 
@@ -145,55 +145,12 @@ func (s *Store) Ping(ctx context.Context) error {
 
 // Migrate applies Polylane's and River's pending migrations.
 func (s *Store) Migrate(ctx context.Context) (store.MigrationReport, error) {
-	var rep store.MigrationReport
-	var err error
-	if rep.SchemaVersion, rep.SchemaApplied, err = sqlstore.MigrateSchema(ctx, s.writer, migrations.SQLite); err != nil {
-		return rep, err
-	}
-	if rep.QueueVersion, rep.QueueApplied, err = s.queue.Migrate(ctx); err != nil {
-		return rep, err
-	}
-	return rep, nil
-}
-
-// CheckMigrations reports whether every migration is applied.
-func (s *Store) CheckMigrations(ctx context.Context) error {
-	if s.current.Load() {
-		return nil
-	}
-	err := txRunner{s}.Read(ctx, func(tx sqlstore.Tx) error { return sqlstore.CheckSchema(ctx, tx, migrations.SQLite) })
-	if err != nil {
-		return err
-	}
-	if err := s.queue.CheckMigrations(ctx); err != nil {
-		return err
-	}
-	s.current.Store(true)
-	return nil
-}
-
-// StartQueue starts working jobs.
-func (s *Store) StartQueue(ctx context.Context, opts store.QueueOptions) error {
-	return s.queue.Start(ctx, opts)
-}
-
-// StopQueue stops working jobs, waiting for running ones until ctx is done.
-func (s *Store) StopQueue(ctx context.Context) error { return s.queue.Stop(ctx) }
-
-// QueueStats counts jobs by state.
-func (s *Store) QueueStats(ctx context.Context) (store.QueueStats, error) {
-	counts, err := s.JobCounts(ctx)
-	if err != nil {
-		return store.QueueStats{}, err
-	}
-	return store.QueueStats{Running: s.queue.Running(), Jobs: counts}, nil
+	return s.MigrateOn(ctx, s.writer)
 }
 
 // Close stops the queue (waiting up to 5 s for running jobs) and closes the
 // database.
 func (s *Store) Close() error {
-	ctx, cancel := context.WithTimeout(context.Background(), 5*time.Second)
-	defer cancel()
-	qerr := s.queue.Stop(ctx)
+	qerr := s.CloseQueue()
 	return errors.Join(qerr, s.reader.Close(), s.writer.Close())
 }
