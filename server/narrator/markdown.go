@@ -6,17 +6,13 @@ import (
 	"unicode"
 
 	"github.com/polylane/polylane/causal/diagnosis"
+	"github.com/polylane/polylane/server/report"
 )
 
-// wordJoiner is an invisible character put after "@", "#", "://" and
-// "www" so that GitHub neither notifies people, nor links issues, nor
-// turns URLs into links.
-const wordJoiner = "\u2060"
-
-// mdEscaped lists the characters escaped with a backslash outside code:
-// everything that can open markdown structure, HTML, entities, math or a
-// table cell.
-const mdEscaped = "\\`*_[]()<>!|~&${}#"
+// alsoEscaped lists the characters that narrated text escapes with a
+// backslash besides report.EscapeInline's own: parentheses, "!" and braces,
+// which the model's words may use to imitate links, images or templates.
+const alsoEscaped = "()!{}"
 
 var (
 	listItem  = regexp.MustCompile(`^[ \t]*(?:[-*+]|\d{1,3}[.)])[ \t]+`)
@@ -152,24 +148,4 @@ func links(g *grounds, s string) string {
 
 // escapeText makes text inert: structural characters get a backslash and
 // mentions, references and URLs are broken with a word joiner.
-func escapeText(s string) string {
-	var b strings.Builder
-	b.Grow(len(s) + len(s)/4)
-	rs := []rune(s)
-	for i, r := range rs {
-		if r < unicode.MaxASCII && strings.ContainsRune(mdEscaped, r) {
-			b.WriteByte('\\')
-		}
-		b.WriteRune(r)
-		switch {
-		case r == '@' || r == '#':
-			b.WriteString(wordJoiner)
-		case r == ':' && i+2 < len(rs) && rs[i+1] == '/' && rs[i+2] == '/':
-			b.WriteString(wordJoiner)
-		case (r == 'w' || r == 'W') && i >= 2 && i+1 < len(rs) && rs[i+1] == '.' &&
-			strings.EqualFold(string(rs[i-2:i+1]), "www"):
-			b.WriteString(wordJoiner)
-		}
-	}
-	return b.String()
-}
+func escapeText(s string) string { return report.EscapeInline(s, alsoEscaped) }

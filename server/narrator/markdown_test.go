@@ -3,11 +3,13 @@ package narrator
 import (
 	"strings"
 	"testing"
+
+	"github.com/polylane/polylane/server/report"
 )
 
 func TestMarkdown(t *testing.T) {
 	d := loadDiagnosis(t, "rollout.json")
-	const wj = wordJoiner
+	const wj = report.WordJoiner
 	cases := []struct{ name, in, want string }{
 		{"code span kept", "The gate `kubectl wait` passes (E5).", "The gate `kubectl wait` passes \\(E5\\)."},
 		{"mention broken", "ask @octocat", "ask @" + wj + "octocat"},
@@ -55,7 +57,7 @@ func FuzzMarkdown(f *testing.F) {
 			if strings.Contains(plain, "<") {
 				t.Fatalf("unescaped < outside code in %q", md)
 			}
-			if strings.Contains(strings.ReplaceAll(part, "@"+wordJoiner, ""), "@") {
+			if strings.Contains(strings.ReplaceAll(part, "@"+report.WordJoiner, ""), "@") {
 				t.Fatalf("live mention outside code in %q", md)
 			}
 		}

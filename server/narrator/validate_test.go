@@ -4,6 +4,8 @@ import (
 	"errors"
 	"strings"
 	"testing"
+
+	"github.com/polylane/polylane/server/report"
 )
 
 // groundedSummary and groundedWhy word testdata/rollout.json faithfully.
@@ -187,7 +189,7 @@ func FuzzValidate(f *testing.F) {
 			}
 		}
 		md := markdown(g, a+"\n\n"+b)
-		if strings.Contains(md, "@") && !strings.Contains(md, "@"+wordJoiner) && !inCode(md, "@") {
+		if strings.Contains(md, "@") && !strings.Contains(md, "@"+report.WordJoiner) && !inCode(md, "@") {
 			t.Fatalf("live mention in %q", md)
 		}
 	})
@@ -198,7 +200,7 @@ func FuzzValidate(f *testing.F) {
 func inCode(md, s string) bool {
 	parts := strings.Split(md, "`")
 	for i, p := range parts {
-		if i%2 == 0 && strings.Contains(strings.ReplaceAll(p, "@"+wordJoiner, ""), s) {
+		if i%2 == 0 && strings.Contains(strings.ReplaceAll(p, "@"+report.WordJoiner, ""), s) {
 			return false
 		}
 	}

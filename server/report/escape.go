@@ -7,10 +7,10 @@ import (
 	"unicode/utf8"
 )
 
-// wordJoiner is an invisible character placed after "@", "#", "://" and
+// WordJoiner is the invisible character placed after "@", "#", "://" and
 // "www" in untrusted text, so that GitHub neither notifies people, nor links
 // issue references, nor turns URLs into links.
-const wordJoiner = "\u2060"
+const WordJoiner = "\u2060"
 
 // maxInput bounds the bytes of one untrusted string that are looked at;
 // no rendering shows more than a small part of it.
@@ -131,28 +131,37 @@ func text(s string, n int) string {
 // leading list, heading or quote marker is escaped too, so that the text
 // cannot open a block where it starts a list item or a line.
 func escapeText(s string) string {
-	var b strings.Builder
 	if blockLead.MatchString(s) {
 		i := blockLead.FindStringIndex(s)[1] - 1
-		b.WriteString(s[:i])
-		b.WriteByte('\\')
-		s = s[i:]
+		return s[:i] + "\\" + EscapeInline(s[i:], "")
 	}
+	return EscapeInline(s, "")
+}
+
+// EscapeInline makes one line of untrusted text inert inside a markdown
+// paragraph, as it is: every ASCII character that can open inline
+// structure (emphasis, code, links, HTML, entities, math, table cells) and
+// every character of also gets a backslash, and mentions, issue references
+// and URLs are broken with an invisible word joiner after "@", "#", "://"
+// and "www". A marker that opens a block at the start of a line is left to
+// the caller.
+func EscapeInline(s, also string) string {
+	var b strings.Builder
 	b.Grow(len(s) + len(s)/4)
 	rs := []rune(s)
 	for i, r := range rs {
-		if r < utf8.RuneSelf && strings.ContainsRune(mdEscaped, r) {
+		if (r < utf8.RuneSelf && strings.ContainsRune(mdEscaped, r)) || (also != "" && strings.ContainsRune(also, r)) {
 			b.WriteByte('\\')
 		}
 		b.WriteRune(r)
 		switch {
 		case r == '@' || r == '#':
-			b.WriteString(wordJoiner)
+			b.WriteString(WordJoiner)
 		case r == ':' && i+2 < len(rs) && rs[i+1] == '/' && rs[i+2] == '/':
-			b.WriteString(wordJoiner)
+			b.WriteString(WordJoiner)
 		case (r == 'w' || r == 'W') && i+1 < len(rs) && rs[i+1] == '.' && i >= 2 &&
 			strings.EqualFold(string(rs[i-2:i+1]), "www"):
-			b.WriteString(wordJoiner)
+			b.WriteString(WordJoiner)
 		}
 	}
 	return b.String()
