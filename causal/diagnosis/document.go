@@ -44,6 +44,23 @@ type Diagnosis struct {
 	Lint *Lint `json:"lint,omitempty"`
 }
 
+// TriggerCluster returns the class that holds the trigger's failure: the
+// one TriggerClass names, else the first that contains the trigger, else
+// nil.
+func (d *Diagnosis) TriggerCluster() *history.Class {
+	for i := range d.Clusters {
+		if d.TriggerClass != "" && d.Clusters[i].ID == d.TriggerClass {
+			return &d.Clusters[i]
+		}
+	}
+	for i := range d.Clusters {
+		if d.Clusters[i].ContainsTrigger {
+			return &d.Clusters[i]
+		}
+	}
+	return nil
+}
+
 // Lint is the lint command a repository declares (a make or task target, a
 // workflow step) and the file and 1-based line that declare it. Polylane
 // reports it; it does not run it.

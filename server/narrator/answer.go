@@ -264,7 +264,7 @@ func (a *answerer) producer() {
 func (a *answerer) cadence() {
 	d := a.d
 	var s []string
-	if cls := triggerClass(d); cls != nil && d.Window.Runs > 0 {
+	if cls := d.TriggerCluster(); cls != nil && d.Window.Runs > 0 {
 		s = append(s, fmt.Sprintf("This failure happened in %d of the last %d runs on %s (pattern: %s).", cls.Count, d.Window.Runs, code(d.Window.Branch), cls.Pattern))
 	}
 	if d.Cadence != "" {

@@ -113,7 +113,7 @@ func newFactSheet(d *diagnosis.Diagnosis, opts Options) factSheet {
 
 // classes adds the trigger's class and the window's other classes.
 func (s *sheet) classes(f *factSheet) {
-	trigger := triggerClass(s.d)
+	trigger := s.d.TriggerCluster()
 	for i := range s.d.Clusters {
 		c := &s.d.Clusters[i]
 		m := map[string]any{"step": s.text(c.Step), "count": c.Count}

@@ -43,7 +43,7 @@ func (c *checker) checkRequired(d *diagnosis.Diagnosis, w Wording) {
 	if step := normText(d.Failure.Step.Name); step != "" && !strings.Contains(summary, step) {
 		c.fail("the summary does not name the failing step %s", d.Failure.Step.Name)
 	}
-	if cls := triggerClass(d); cls != nil && d.Window.Runs > 0 {
+	if cls := d.TriggerCluster(); cls != nil && d.Window.Runs > 0 {
 		nums := numberSet(w.Summary)
 		for _, n := range []int{cls.Count, d.Window.Runs} {
 			if !nums[strconv.Itoa(n)] {
@@ -115,19 +115,4 @@ func normText(s string) string {
 		return r
 	}, s)
 	return strings.Join(strings.Fields(s), " ")
-}
-
-// triggerClass finds the class that holds the trigger's failure.
-func triggerClass(d *diagnosis.Diagnosis) *history.Class {
-	for i := range d.Clusters {
-		if d.TriggerClass != "" && d.Clusters[i].ID == d.TriggerClass {
-			return &d.Clusters[i]
-		}
-	}
-	for i := range d.Clusters {
-		if d.Clusters[i].ContainsTrigger {
-			return &d.Clusters[i]
-		}
-	}
-	return nil
 }

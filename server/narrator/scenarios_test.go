@@ -51,7 +51,7 @@ func scenarioDirs(t *testing.T) []string {
 func faithfulWording(d *diagnosis.Diagnosis) Wording {
 	var s strings.Builder
 	fmt.Fprintf(&s, "Step `%s` of the %s workflow failed", d.Failure.Step.Name, d.Run.Workflow)
-	if cls := triggerClass(d); cls != nil && d.Window.Runs > 0 {
+	if cls := d.TriggerCluster(); cls != nil && d.Window.Runs > 0 {
 		fmt.Fprintf(&s, " in %d of the last %d runs on `%s`", cls.Count, d.Window.Runs, d.Window.Branch)
 	}
 	s.WriteString(".")

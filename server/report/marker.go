@@ -54,7 +54,7 @@ func MarkerFor(kind string, d *diagnosis.Diagnosis, opts Options) Marker {
 	}
 	class := d.TriggerClass
 	if class == "" {
-		if c := triggerClass(d); c != nil {
+		if c := d.TriggerCluster(); c != nil {
 			class = c.ID
 		}
 	}

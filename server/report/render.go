@@ -87,23 +87,8 @@ func renderAt(d *diagnosis.Diagnosis, opts Options, kind string, parts []section
 
 func newRenderer(d *diagnosis.Diagnosis, opts Options, kind string, lim limits) *renderer {
 	r := &renderer{d: d, opts: opts, kind: kind, lim: lim, ln: newLinker(d.Repository, d.Run.HeadSHA)}
-	r.cls = triggerClass(d)
+	r.cls = d.TriggerCluster()
 	return r
-}
-
-// triggerClass finds the class that holds the trigger's failure.
-func triggerClass(d *diagnosis.Diagnosis) *history.Class {
-	for i := range d.Clusters {
-		if d.TriggerClass != "" && d.Clusters[i].ID == d.TriggerClass {
-			return &d.Clusters[i]
-		}
-	}
-	for i := range d.Clusters {
-		if d.Clusters[i].ContainsTrigger {
-			return &d.Clusters[i]
-		}
-	}
-	return nil
 }
 
 // marker is the hidden first line of the document.
