@@ -5,6 +5,8 @@ import (
 	"path"
 	"strconv"
 	"strings"
+
+	"github.com/polylane/polylane/causal/harness"
 )
 
 // dockerfile is the part of a Dockerfile that decides which build-context
@@ -64,11 +66,11 @@ func parseDockerfile(p string, content []byte) *dockerfile {
 		content = content[:maxDockerfile]
 	}
 	var cur *stage
-	for _, in := range instructions(content) {
-		switch in.cmd {
+	for _, in := range harness.DockerInstructions(content) {
+		switch in.Cmd {
 		case "ARG":
 			if cur == nil {
-				name, value, _ := strings.Cut(in.args, "=")
+				name, value, _ := strings.Cut(in.Args, "=")
 				df.args[strings.TrimSpace(name)] = strings.Trim(strings.TrimSpace(value), `"'`)
 			}
 		case "FROM":
@@ -91,15 +93,15 @@ func parseDockerfile(p string, content []byte) *dockerfile {
 }
 
 // addStage starts a stage from a FROM instruction.
-func (df *dockerfile) addStage(in instruction) *stage {
-	fields := strings.Fields(in.args)
+func (df *dockerfile) addStage(in harness.DockerInstruction) *stage {
+	fields := strings.Fields(in.Args)
 	var words []string
 	for _, f := range fields {
 		if !strings.HasPrefix(f, "--") {
 			words = append(words, f)
 		}
 	}
-	st := &stage{index: len(df.stages), line: in.line}
+	st := &stage{index: len(df.stages), line: in.Line}
 	if len(words) > 0 {
 		st.base = df.expand(words[0])
 	}
@@ -142,9 +144,9 @@ func (df *dockerfile) stageByRef(ref string, before int) *stage {
 }
 
 // parseCopy reads COPY/ADD flags, sources and destination (shell or JSON form).
-func parseCopy(in instruction) copyInstr {
-	c := copyInstr{line: in.line, op: in.cmd, text: in.cmd + " " + in.args}
-	args := in.args
+func parseCopy(in harness.DockerInstruction) copyInstr {
+	c := copyInstr{line: in.Line, op: in.Cmd, text: in.Cmd + " " + in.Args}
+	args := in.Args
 	for strings.HasPrefix(args, "--") {
 		flag, rest, _ := strings.Cut(args, " ")
 		if v, ok := strings.CutPrefix(flag, "--from="); ok {
@@ -165,9 +167,9 @@ func parseCopy(in instruction) copyInstr {
 }
 
 // parseRun reads a RUN's bind mounts and its script.
-func parseRun(in instruction) runInstr {
-	r := runInstr{line: in.line}
-	args := in.args
+func parseRun(in harness.DockerInstruction) runInstr {
+	r := runInstr{line: in.Line}
+	args := in.Args
 	for strings.HasPrefix(args, "--") {
 		flag, rest, _ := strings.Cut(args, " ")
 		if v, ok := strings.CutPrefix(flag, "--mount="); ok {

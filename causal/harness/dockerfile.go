@@ -1,18 +1,19 @@
-package impact
+package harness
 
 import "strings"
 
-// instruction is one logical Dockerfile instruction.
-type instruction struct {
-	line int
-	cmd  string // upper-case keyword
-	args string
+// DockerInstruction is one logical instruction of a Dockerfile.
+type DockerInstruction struct {
+	Line int    // 1-based line of the keyword
+	Cmd  string // the keyword, upper case
+	Args string // the rest, continuation lines joined with spaces
 }
 
-// instructions splits a Dockerfile into logical instructions: continuation
-// lines are joined (the escape character comes from a `# escape=` directive,
-// default backslash), comments are dropped and heredoc bodies skipped.
-func instructions(content []byte) []instruction {
+// DockerInstructions splits a Dockerfile into logical instructions:
+// continuation lines are joined (the escape character comes from a
+// `# escape=` parser directive, default backslash), comments are dropped,
+// also inside a continued instruction, and heredoc bodies are skipped.
+func DockerInstructions(content []byte) []DockerInstruction {
 	lines := strings.Split(string(content), "\n")
 	escape := "\\"
 	if len(lines) > 0 {
@@ -21,7 +22,7 @@ func instructions(content []byte) []instruction {
 			escape = v[:1]
 		}
 	}
-	var out []instruction
+	var out []DockerInstruction
 	for i := 0; i < len(lines); i++ {
 		text := strings.TrimSpace(strings.TrimSuffix(lines[i], "\r"))
 		if text == "" || strings.HasPrefix(text, "#") {
@@ -38,8 +39,8 @@ func instructions(content []byte) []instruction {
 		}
 		text = strings.TrimSpace(strings.TrimSuffix(text, escape))
 		kw, args, _ := strings.Cut(text, " ")
-		in := instruction{line: start + 1, cmd: strings.ToUpper(kw), args: strings.TrimSpace(args)}
-		if marker := heredoc(in.args); marker != "" {
+		in := DockerInstruction{Line: start + 1, Cmd: strings.ToUpper(kw), Args: strings.TrimSpace(args)}
+		if marker := dockerHeredoc(in.Args); marker != "" {
 			for i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != marker {
 				i++
 			}
@@ -50,8 +51,8 @@ func instructions(content []byte) []instruction {
 	return out
 }
 
-// heredoc returns the terminator of a `<<EOF` heredoc in args, or "".
-func heredoc(args string) string {
+// dockerHeredoc returns the terminator of a `<<EOF` heredoc in args, or "".
+func dockerHeredoc(args string) string {
 	i := strings.Index(args, "<<")
 	if i < 0 {
 		return ""
