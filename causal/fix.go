@@ -100,6 +100,30 @@ func noPatchNote(category string) string {
 	return "No fix shape fits this mechanism; Polylane proposes no patch."
 }
 
+// editLines returns the lines that an argument edit of n's command changes
+// in its site: the command's own lines, or in a Makefile the recipe line
+// that holds it.
+func editLines(n *harness.Node, site patch.Site) (line, end int) {
+	if site.Host == patch.HostMakefile {
+		return site.Line, site.EndLine
+	}
+	return n.Cmd.Line, n.Cmd.EndLine
+}
+
+// addArgs adds args after the word after in n's command, in n's site.
+func (x *explainer) addArgs(n *harness.Node, after string, args []string) (patch.Site, []byte, error) {
+	site, err := x.siteOf(n)
+	if err != nil {
+		return patch.Site{}, nil, err
+	}
+	line, end := editLines(n, site)
+	out, err := patch.AddArgs(site.Content, line, end, after, args)
+	if err != nil {
+		return patch.Site{}, nil, noFix("%v", err)
+	}
+	return site, out, nil
+}
+
 // siteOf returns the patch site for a command node: the file, its host kind
 // and the lines of the unit the edit anchors to.
 func (x *explainer) siteOf(n *harness.Node) (patch.Site, error) {

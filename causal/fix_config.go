@@ -91,21 +91,7 @@ func aptOption(x *explainer, option, title, why string) (*fixPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := site.Content
-	changed := 0
-	for _, c := range descendants(unitNodeOf(n)) {
-		if (c.Tool() != "apt-get" && c.Tool() != "apt") || c.File != n.File {
-			continue
-		}
-		line, end := c.Cmd.Line, c.Cmd.EndLine
-		if r := c.Nearest(harness.NodeRecipe); r != nil {
-			line, end = r.Line, r.EndLine
-		}
-		if next, err := patch.AddArgs(out, line, end, programWord(c), []string{"-o", option}); err == nil {
-			out = next
-			changed++
-		}
-	}
+	out, changed := aptAddOption(n, site, option)
 	if changed == 0 {
 		return nil, noFix("the apt commands already set %s", option)
 	}
@@ -119,17 +105,9 @@ func fixStateLock(x *explainer) (*fixPlan, error) {
 	if n == nil || (n.Tool() != "terraform" && n.Tool() != "tofu") {
 		return nil, noFix("the failing command is not terraform")
 	}
-	site, err := x.siteOf(n)
+	site, out, err := x.addArgs(n, subcommandWord(n), []string{"-lock-timeout=10m"})
 	if err != nil {
 		return nil, err
-	}
-	line, end := n.Cmd.Line, n.Cmd.EndLine
-	if site.Host == patch.HostMakefile {
-		line, end = site.Line, site.EndLine
-	}
-	out, err := patch.AddArgs(site.Content, line, end, subcommandWord(n), []string{"-lock-timeout=10m"})
-	if err != nil {
-		return nil, noFix("%v", err)
 	}
 	rationale := fmt.Sprintf("Another run held the state lock%s. With -lock-timeout=10m, `%s` waits up to 10 minutes for the lock instead of failing at once. Runs that write the same state should also share one concurrency group.",
 		cite(x.ids["cause"]...), commandName(n))
@@ -166,4 +144,28 @@ func fixFetchDepth(x *explainer) (*fixPlan, error) {
 			Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}}, nil
 	}
 	return nil, noFix("the job does not use actions/checkout")
+}
+
+// aptAddOption adds -o option to every apt command of n's unit that stands
+// in n's file, and returns the new content and how many commands changed (a
+// command that already sets the option is left as it is).
+func aptAddOption(n *harness.Node, site patch.Site, option string) ([]byte, int) {
+	out := site.Content
+	changed := 0
+	for _, c := range descendants(unitNodeOf(n)) {
+		if (c.Tool() != "apt-get" && c.Tool() != "apt") || c.File != n.File {
+			continue
+		}
+		line, end := c.Cmd.Line, c.Cmd.EndLine
+		if site.Host == patch.HostMakefile {
+			if r := c.Nearest(harness.NodeRecipe); r != nil {
+				line, end = r.Line, r.EndLine
+			}
+		}
+		if next, err := patch.AddArgs(out, line, end, programWord(c), []string{"-o", option}); err == nil {
+			out = next
+			changed++
+		}
+	}
+	return out, changed
 }

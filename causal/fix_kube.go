@@ -175,10 +175,9 @@ func (x *explainer) authorizeCurl(edits []patch.FileEdit) ([]patch.FileEdit, str
 	if err != nil {
 		return edits, ""
 	}
-	line, end := n.Cmd.Line, n.Cmd.EndLine
+	line, end := editLines(n, site)
 	hdr := `${GITHUB_TOKEN:+-H "Authorization: Bearer ${GITHUB_TOKEN}"}`
 	if site.Host == patch.HostMakefile {
-		line, end = site.Line, site.EndLine
 		hdr = patch.MakeEscape(hdr)
 	}
 	base := site.Content
@@ -265,34 +264,18 @@ func fixReadiness(x *explainer) (*fixPlan, error) {
 		return serviceHealth(x, s)
 	}
 	if n := x.find.Install; n != nil && composeUp(n) {
-		site, err := x.siteOf(n)
+		site, out, err := x.addArgs(n, "up", []string{"--wait"})
 		if err != nil {
 			return nil, err
-		}
-		line, end := n.Cmd.Line, n.Cmd.EndLine
-		if site.Host == patch.HostMakefile {
-			line, end = site.Line, site.EndLine
-		}
-		out, err := patch.AddArgs(site.Content, line, end, "up", []string{"--wait"})
-		if err != nil {
-			return nil, noFix("%v", err)
 		}
 		rationale := fmt.Sprintf("`%s` returned once the containers were created%s, before they served, and the next command failed against them%s. With --wait, compose returns only when every service is running and healthy (services with a healthcheck).",
 			commandName(n), cite(x.ids["install"]...), cite(x.ids["cause"]...))
 		return &fixPlan{Title: "Wait for the compose services to be healthy", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
 	}
 	if n := x.find.Install; n != nil && n.Tool() == "helm" {
-		site, err := x.siteOf(n)
+		site, out, err := x.addArgs(n, subcommandWord(n), []string{"--wait", "--timeout", "5m"})
 		if err != nil {
 			return nil, err
-		}
-		line, end := n.Cmd.Line, n.Cmd.EndLine
-		if site.Host == patch.HostMakefile {
-			line, end = site.Line, site.EndLine
-		}
-		out, err := patch.AddArgs(site.Content, line, end, subcommandWord(n), []string{"--wait", "--timeout", "5m"})
-		if err != nil {
-			return nil, noFix("%v", err)
 		}
 		rationale := fmt.Sprintf("`%s` returned as soon as the release's objects were created%s, before its pods served, and the next command failed against it%s. With --wait, helm returns only when the release's Deployments, StatefulSets and Services are ready (up to 5 minutes).",
 			commandName(n), cite(x.ids["install"]...), cite(x.ids["cause"]...))

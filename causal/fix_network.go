@@ -128,17 +128,9 @@ func (x *explainer) nativeRetry(n *harness.Node) (*fixPlan, error) {
 	} else if len(n.Cmd.Words) > 0 {
 		after = programWord(n)
 	}
-	site, err := x.siteOf(n)
+	site, out, err := x.addArgs(n, after, nr.args)
 	if err != nil {
 		return nil, err
-	}
-	line, end := n.Cmd.Line, n.Cmd.EndLine
-	if site.Host == patch.HostMakefile {
-		line, end = site.Line, site.EndLine
-	}
-	out, err := patch.AddArgs(site.Content, line, end, after, nr.args)
-	if err != nil {
-		return nil, noFix("%v", err)
 	}
 	name := commandName(n)
 	rationale := fmt.Sprintf("`%s` failed on a dropped connection to %s%s and nothing in the harness retries it. "+
@@ -233,24 +225,7 @@ func fixAptRetries(x *explainer) (*fixPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	out := site.Content
-	changed := 0
-	for _, c := range descendants(unitNodeOf(n)) {
-		if (c.Tool() != "apt-get" && c.Tool() != "apt") || c.File != n.File {
-			continue
-		}
-		line, end := c.Cmd.Line, c.Cmd.EndLine
-		if site.Host == patch.HostMakefile {
-			if r := c.Nearest(harness.NodeRecipe); r != nil {
-				line, end = r.Line, r.EndLine
-			}
-		}
-		next, err := patch.AddArgs(out, line, end, programWord(c), []string{"-o", "Acquire::Retries=5"})
-		if err == nil {
-			out = next
-			changed++
-		}
-	}
+	out, changed := aptAddOption(n, site, "Acquire::Retries=5")
 	if changed == 0 {
 		return nil, noFix("the apt commands already set their retries")
 	}

@@ -47,10 +47,7 @@ func fixCapParallelism(x *explainer) (*fixPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	line, end := n.Cmd.Line, n.Cmd.EndLine
-	if site.Host == patch.HostMakefile {
-		line, end = site.Line, site.EndLine
-	}
+	line, end := editLines(n, site)
 	out, what, err := capEdit(x, n, site.Content, line, end)
 	if err != nil {
 		return nil, err
@@ -262,17 +259,9 @@ func fixFreePort(x *explainer) (*fixPlan, error) {
 		return nil, noFix("the command that could not bind its port was not located")
 	}
 	if n.Tool() == "go" && subcommand(n) == "test" {
-		site, err := x.siteOf(n)
+		site, out, err := x.addArgs(n, subcommandWord(n), []string{"-p", "1"})
 		if err != nil {
 			return nil, err
-		}
-		line, end := n.Cmd.Line, n.Cmd.EndLine
-		if site.Host == patch.HostMakefile {
-			line, end = site.Line, site.EndLine
-		}
-		out, err := patch.AddArgs(site.Content, line, end, subcommandWord(n), []string{"-p", "1"})
-		if err != nil {
-			return nil, noFix("%v", err)
 		}
 		rationale := fmt.Sprintf("Two test packages bound the same fixed port at once%s. With `-p 1`, `go test` runs one package at a time, so they no longer collide; tests inside a package keep their own parallelism. The lasting fix is to listen on port 0 in the tests.", cite(x.ids["cause"]...))
 		return &fixPlan{Title: "Run test packages one at a time so they do not share a port", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil

@@ -157,17 +157,9 @@ func fixRolloutStatus(x *explainer) (*fixPlan, error) {
 
 // helmWait makes a helm upgrade wait for its release to roll out.
 func helmWait(x *explainer, n *harness.Node) (*fixPlan, error) {
-	site, err := x.siteOf(n)
+	site, out, err := x.addArgs(n, subcommandWord(n), []string{"--wait", "--timeout", "5m"})
 	if err != nil {
 		return nil, err
-	}
-	line, end := n.Cmd.Line, n.Cmd.EndLine
-	if site.Host == patch.HostMakefile {
-		line, end = site.Line, site.EndLine
-	}
-	out, err := patch.AddArgs(site.Content, line, end, subcommandWord(n), []string{"--wait", "--timeout", "5m"})
-	if err != nil {
-		return nil, noFix("%v", err)
 	}
 	rationale := fmt.Sprintf("`%s` returned as soon as the new release was stored%s, while its pods were still being replaced, and the next call failed against them%s. With --wait, helm returns only when the release's Deployments and StatefulSets have rolled out (up to 5 minutes).",
 		commandName(n), cite(x.ids["changes"]...), cite(x.ids["cause"]...))

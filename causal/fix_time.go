@@ -81,10 +81,7 @@ func fixRaiseTimeout(x *explainer) (*fixPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	line, end := n.Cmd.Line, n.Cmd.EndLine
-	if site.Host == patch.HostMakefile {
-		line, end = site.Line, site.EndLine
-	}
+	line, end := editLines(n, site)
 	word, value := timeoutFlag(n)
 	var out []byte
 	var from, to string
@@ -130,10 +127,7 @@ func fixGoTestTimeout(x *explainer) (*fixPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	line, end := n.Cmd.Line, n.Cmd.EndLine
-	if site.Host == patch.HostMakefile {
-		line, end = site.Line, site.EndLine
-	}
+	line, end := editLines(n, site)
 	from, to := "10m (go test's default)", "20m"
 	var out []byte
 	if word, value := goTimeoutFlag(n); word != "" {
@@ -258,17 +252,9 @@ func fixTestRerun(x *explainer) (*fixPlan, error) {
 	default:
 		return nil, noFix("`%s` has no bounded rerun of only the failed tests; the flaky test itself needs the fix", commandName(n))
 	}
-	site, err := x.siteOf(n)
+	site, out, err := x.addArgs(n, after, args)
 	if err != nil {
 		return nil, err
-	}
-	line, end := n.Cmd.Line, n.Cmd.EndLine
-	if site.Host == patch.HostMakefile {
-		line, end = site.Line, site.EndLine
-	}
-	out, err := patch.AddArgs(site.Content, line, end, after, args)
-	if err != nil {
-		return nil, noFix("%v", err)
 	}
 	return rerunPlan(x, n, site, out), nil
 }
@@ -286,10 +272,7 @@ func gotestsumPlan(x *explainer, n *harness.Node) (*fixPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	line, end := n.Cmd.Line, n.Cmd.EndLine
-	if site.Host == patch.HostMakefile {
-		line, end = site.Line, site.EndLine
-	}
+	line, end := editLines(n, site)
 	out, err := gotestsumRerun(n, site, line, end)
 	if err != nil {
 		return nil, err
