@@ -73,6 +73,9 @@ type QueueOptions struct {
 	// the leftover of a crashed worker and worked again (0: River's default,
 	// one hour). It must exceed the longest job timeout.
 	RescueAfter time.Duration
+	// RetryPolicy says when a failed job runs again (nil: River's default,
+	// attempt⁴ seconds with jitter).
+	RetryPolicy river.ClientRetryPolicy
 }
 
 // QueueStats describe the queue for /readyz and /metrics.

@@ -108,6 +108,7 @@ func (q *Queue[TTx]) Start(ctx context.Context, opts store.QueueOptions) error {
 		Workers:              opts.Workers,
 		JobTimeout:           opts.JobTimeout,
 		RescueStuckJobsAfter: opts.RescueAfter,
+		RetryPolicy:          opts.RetryPolicy,
 		FetchPollInterval:    poll,
 		FetchCooldown:        min(poll, 100*time.Millisecond),
 		// Inserts go through this client while it runs; they must accept the
