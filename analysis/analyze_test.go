@@ -4,9 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
 
 func analyzeTestFile(t *testing.T, name string, opts Options) *Result {
@@ -119,22 +120,11 @@ func TestAnalyzeBaselineDropsPassingLines(t *testing.T) {
 	}
 }
 
-// sharedScenarioLog returns the path of a log in ../shared/scenarios, or skips.
+// sharedScenarioLog returns the path of a file of a shared scenario, read
+// in place, or skips.
 func sharedScenarioLog(t *testing.T, scenario, file string) string {
 	t.Helper()
-	dir := os.Getenv("POLYLANE_SHARED_DIR")
-	if dir == "" {
-		_, here, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(here), "..", "..", "shared")
-	}
-	p := filepath.Join(dir, "scenarios", scenario, file)
-	if _, err := os.Stat(p); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared scenario missing: %v", err)
-		}
-		t.Skipf("shared scenario missing (set POLYLANE_SHARED_DIR): %v", err)
-	}
-	return p
+	return scenariotest.Path(t, "scenarios", scenario, file)
 }
 
 // TestAnalyzeScenarioLogs checks real GitHub Actions logs read in place.

@@ -10,6 +10,7 @@ import (
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/analysis/scenario"
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 	"github.com/polylane/polylane/causal"
 	"github.com/polylane/polylane/causal/diagnosis"
 )
@@ -64,16 +65,13 @@ func scenarioInputs(t testing.TB, dir string) (causal.Input, *scenario.Scenario)
 // BenchmarkExplainScenarios measures Explain alone (the diagnosis it needs
 // is computed once) on every example scenario.
 func BenchmarkExplainScenarios(b *testing.B) {
-	dir := os.Getenv("POLYLANE_SHARED_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "shared")
-	}
-	entries, err := os.ReadDir(filepath.Join(dir, "scenarios"))
+	dir := scenariotest.Path(b, "scenarios")
+	entries, err := os.ReadDir(dir)
 	if err != nil {
-		b.Skipf("shared scenarios not found: %v", err)
+		b.Fatal(err)
 	}
 	for _, e := range entries {
-		sdir := filepath.Join(dir, "scenarios", e.Name())
+		sdir := filepath.Join(dir, e.Name())
 		b.Run(e.Name(), func(b *testing.B) {
 			in := scenarioInput(b, sdir)
 			b.ResetTimer()

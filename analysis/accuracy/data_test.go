@@ -10,32 +10,20 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"runtime"
 	"sort"
 	"strconv"
 	"strings"
 	"testing"
 
 	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
 
-// sharedDir resolves the shared data directory from POLYLANE_SHARED_DIR,
-// defaulting to <repo root>/../shared. It skips the test when the directory
-// is absent, unless CI=true.
+// sharedDir returns the shared directory; it skips the test when the shared
+// data sets are absent, unless CI=true.
 func sharedDir(t testing.TB) string {
 	t.Helper()
-	dir := os.Getenv("POLYLANE_SHARED_DIR")
-	if dir == "" {
-		_, file, _, _ := runtime.Caller(0)
-		dir = filepath.Join(filepath.Dir(file), "..", "..", "..", "shared")
-	}
-	if _, err := os.Stat(filepath.Join(dir, "data")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared data directory %s missing: %v", dir, err)
-		}
-		t.Skipf("shared data directory %s missing (set POLYLANE_SHARED_DIR): %v", dir, err)
-	}
-	return dir
+	return filepath.Dir(scenariotest.Path(t, "data"))
 }
 
 // readJSONL decodes one JSON object per line into out (a pointer to a slice).

@@ -10,30 +10,8 @@ import (
 
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/scenario"
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
-
-// sharedScenariosDir resolves $POLYLANE_SHARED_DIR/scenarios, by default
-// <repo root>/../shared/scenarios.
-func sharedScenariosDir(t *testing.T) string {
-	t.Helper()
-	if d := os.Getenv("POLYLANE_SHARED_DIR"); d != "" {
-		return filepath.Join(d, "scenarios")
-	}
-	dir, err := os.Getwd()
-	if err != nil {
-		t.Fatal(err)
-	}
-	for {
-		if _, err := os.Stat(filepath.Join(dir, "go.mod")); err == nil {
-			return filepath.Join(dir, "..", "shared", "scenarios")
-		}
-		parent := filepath.Dir(dir)
-		if parent == dir {
-			t.Fatal("repository root (go.mod) not found")
-		}
-		dir = parent
-	}
-}
 
 // scenarioDirs lists the scenario directories under root.
 func scenarioDirs(t *testing.T, root string) []string {
@@ -62,7 +40,7 @@ func scenarioDirs(t *testing.T, root string) []string {
 // the history facts (step, window, classes, verdict, cause line) and the
 // causal ones (mechanism, producer, patch files, git apply --check, impact).
 func TestScenarios(t *testing.T) {
-	for _, dir := range scenarioDirs(t, sharedScenariosDir(t)) {
+	for _, dir := range scenarioDirs(t, scenariotest.Path(t, "scenarios")) {
 		t.Run(filepath.Base(dir), func(t *testing.T) { checkScenario(t, dir) })
 	}
 }

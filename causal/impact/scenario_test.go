@@ -3,29 +3,18 @@ package impact
 import (
 	"io/fs"
 	"os"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
 
 // scenarioRepo returns the repo/ tree of a shared example scenario, read in
-// place from POLYLANE_SHARED_DIR or <repo root>/../shared. It skips when the
-// shared tree is absent, unless CI=true.
+// place; it skips when the shared tree is absent, unless CI=true.
 func scenarioRepo(t testing.TB, name string) fs.FS {
 	t.Helper()
-	dir := os.Getenv("POLYLANE_SHARED_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared")
-	}
-	dir = filepath.Join(dir, "scenarios", name, "repo")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("scenario %s not found at %s: %v", name, dir, err)
-		}
-		t.Skipf("scenario %s not found at %s (set POLYLANE_SHARED_DIR)", name, dir)
-	}
-	return os.DirFS(dir)
+	return os.DirFS(scenariotest.Path(t, "scenarios", name, "repo"))
 }
 
 // insertAfter returns a unified-diff-shaped change that inserts lines after

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
 
 // readSide reads testdata/validate/<case>/<side>/<path>, nil when absent.
@@ -163,21 +165,9 @@ func TestValidateScenarioHarness(t *testing.T) {
 	}
 }
 
-// sharedScenarios returns the scenarios directory of the shared tree, from
-// POLYLANE_SHARED_DIR or <repo root>/../shared, skipping when it is absent
-// (and failing when CI=true).
+// sharedScenarios returns the scenarios directory of the shared tree,
+// skipping when it is absent (and failing when CI=true).
 func sharedScenarios(t *testing.T) string {
 	t.Helper()
-	dir := os.Getenv("POLYLANE_SHARED_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared")
-	}
-	dir = filepath.Join(dir, "scenarios")
-	if _, err := os.Stat(dir); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("shared scenarios not found at %s: %v", dir, err)
-		}
-		t.Skipf("shared scenarios not found at %s (set POLYLANE_SHARED_DIR)", dir)
-	}
-	return dir
+	return scenariotest.Path(t, "scenarios")
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
 
 // analyzeTestdata is the analysis package's test log directory.
@@ -115,16 +117,10 @@ func TestAnalyzeCLI(t *testing.T) {
 // TestAnalyzeCLIPyTorchFixtures is the acceptance check of issue 3: every
 // PyTorch fixture log yields contract-conforming JSON.
 func TestAnalyzeCLIPyTorchFixtures(t *testing.T) {
-	dir := os.Getenv("POLYLANE_SHARED_DIR")
-	if dir == "" {
-		dir = filepath.Join("..", "..", "..", "shared")
-	}
-	logs, _ := filepath.Glob(filepath.Join(dir, "data", "pytorch-fixtures", "clean", "*.log"))
+	dir := scenariotest.Path(t, "data", "pytorch-fixtures", "clean")
+	logs, _ := filepath.Glob(filepath.Join(dir, "*.log"))
 	if len(logs) == 0 {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("no PyTorch fixtures under %s", dir)
-		}
-		t.Skipf("no PyTorch fixtures under %s (set POLYLANE_SHARED_DIR)", dir)
+		t.Fatalf("no PyTorch fixtures under %s", dir)
 	}
 	for _, log := range logs {
 		code, out, errOut := runAnalyzeCLI("", log, "--json")

@@ -22,6 +22,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/githubtest"
 	"github.com/polylane/polylane/server/webhook"
@@ -80,7 +81,7 @@ func ingestServer(b *testing.B, databaseURL, secret string) string {
 // there, else the simulator's small testdata payload.
 func ingestTemplate(b *testing.B) (map[string]any, string) {
 	dir, repo, run := filepath.Join("..", "..", "server", "githubtest", "testdata", "tiny"), "acme/widget", int64(9005)
-	k := filepath.Join(sharedRoot(), "scenarios", "karmada-rollout")
+	k := filepath.Join(scenariotest.Dir(), "scenarios", "karmada-rollout")
 	if _, err := os.Stat(filepath.Join(k, "scenario.json")); err == nil {
 		dir, repo, run = k, "datum-cloud/compute", 19894337324
 	}
@@ -98,13 +99,6 @@ func ingestTemplate(b *testing.B) (map[string]any, string) {
 	}
 	b.Logf("payload of %d bytes from %s", len(ev.Payload), dir)
 	return payload, sim.WebhookSecret()
-}
-
-func sharedRoot() string {
-	if root := os.Getenv("POLYLANE_SHARED_DIR"); root != "" {
-		return root
-	}
-	return filepath.Join("..", "..", "..", "shared")
 }
 
 // signedDelivery is one request body with its headers' values.

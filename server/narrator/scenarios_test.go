@@ -9,30 +9,25 @@ import (
 	"testing"
 
 	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 	"github.com/polylane/polylane/causal"
 	"github.com/polylane/polylane/causal/diagnosis"
 )
 
 // scenarioDirs lists the scenario directories the test reads in place: the
-// shared examples (POLYLANE_SHARED_DIR, default <repo>/../shared) and the
-// diagnosis package's synthetic ones. Without the shared directory the
-// shared part is skipped, unless CI=true.
+// shared examples and the diagnosis package's synthetic ones. Without the
+// shared directory the shared part is left out, unless CI=true.
 func scenarioDirs(t *testing.T) []string {
 	t.Helper()
-	shared := os.Getenv("POLYLANE_SHARED_DIR")
-	if shared == "" {
-		shared = filepath.Join("..", "..", "..", "shared")
+	roots := []string{filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios")}
+	if shared, ok := scenariotest.Optional(t, "scenarios"); ok {
+		roots = append([]string{shared}, roots...)
 	}
 	var dirs []string
-	roots := []string{filepath.Join(shared, "scenarios"), filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios")}
-	for i, root := range roots {
+	for _, root := range roots {
 		entries, err := os.ReadDir(root)
 		if err != nil {
-			if i == 0 && os.Getenv("CI") == "true" {
-				t.Fatalf("shared scenarios not found at %s: %v", root, err)
-			}
-			t.Logf("no scenarios at %s (set POLYLANE_SHARED_DIR): %v", root, err)
-			continue
+			t.Fatalf("read scenarios: %v", err)
 		}
 		for _, e := range entries {
 			if e.IsDir() {

@@ -1,16 +1,13 @@
 package report
 
 import (
-	"io"
 	"os"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 
-	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
-	"github.com/polylane/polylane/causal"
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 	"github.com/polylane/polylane/causal/diagnosis"
 )
 
@@ -18,66 +15,21 @@ import (
 // project's synthetic scenarios and the shared examples (read in place).
 func scenarioRoots(t *testing.T) []string {
 	roots := []string{filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios")}
-	shared := os.Getenv("POLYLANE_SHARED_DIR")
-	if shared == "" {
-		shared = filepath.Join("..", "..", "..", "shared")
-	}
-	dir := filepath.Join(shared, "scenarios")
-	if _, err := os.Stat(dir); err == nil {
+	if dir, ok := scenariotest.Optional(t, "scenarios"); ok {
 		roots = append(roots, dir)
-	} else if os.Getenv("CI") == "true" {
-		t.Fatalf("shared scenarios not found at %s: %v", dir, err)
-	} else {
-		t.Logf("shared scenarios not found at %s (set POLYLANE_SHARED_DIR); rendering the synthetic ones only", dir)
 	}
 	return roots
 }
 
-// explained diagnoses a scenario and adds the causal chain, the patch and
-// the impact, as the server pipeline does.
+// explained diagnoses a scenario through the server pipeline's code path,
+// which adds the causal chain, the patch and the impact.
 func explained(t *testing.T, dir string) *diagnosis.Diagnosis {
 	t.Helper()
-	out, s, err := diagnosis.DiagnoseScenario(os.DirFS(dir), diagnosis.Options{})
+	out, _, err := diagnosis.DiagnoseScenario(os.DirFS(dir), diagnosis.Options{})
 	if err != nil {
 		t.Fatalf("diagnose %s: %v", dir, err)
 	}
-	d := out.Diagnosis
-	jobs, err := s.Jobs(s.TriggerRunID)
-	if err != nil {
-		t.Fatalf("jobs of the trigger run: %v", err)
-	}
-	var job analysis.Job
-	for _, j := range jobs {
-		if j.ID == d.Failure.Job.ID {
-			job = j
-		}
-	}
-	var cls *history.Class
-	for i := range out.Classes {
-		if out.Classes[i].ID == d.TriggerClass {
-			cls = &out.Classes[i]
-		}
-	}
-	var occs []history.Occurrence
-	for _, o := range out.Occurrences {
-		if cls != nil && slices.Contains(cls.Runs, o.RunID) {
-			occs = append(occs, o)
-		}
-	}
-	exp, err := causal.Explain(causal.Input{
-		Repo: s.Repo(), Repository: d.Repository, Branch: d.Run.Branch,
-		WorkflowName: d.Run.Workflow, WorkflowPath: d.Run.WorkflowPath,
-		Job: job, Step: d.Failure.Step, RunID: d.Run.ID,
-		Result:  &analysis.Result{Lines: d.Failure.Lines, Signature: d.Failure.Signature, Step: &d.Failure.Step, ExitCode: d.Failure.ExitCode},
-		OpenLog: func() (io.ReadCloser, error) { return s.OpenLog(job.ID) },
-		Class:   cls, Classes: out.Classes, Window: d.Window, Verdict: d.Verdict,
-		Cadence: d.Cadence, Occurrences: occs,
-	})
-	if err != nil {
-		t.Fatalf("explain: %v", err)
-	}
-	d.Chain, d.Patch, d.Impact = exp.Chain, exp.Patch, exp.Impact
-	return d
+	return out.Diagnosis
 }
 
 // TestScenarios renders every scenario through the real pipeline and
