@@ -3,6 +3,7 @@ package main
 import (
 	"bytes"
 	"context"
+	"maps"
 	"os"
 	"path/filepath"
 	"strings"
@@ -15,6 +16,16 @@ import (
 // envOf returns a getenv over a map.
 func envOf(m map[string]string) func(string) string {
 	return func(k string) string { return m[k] }
+}
+
+// envWith returns a copy of base with the pairs of kv (key, value, key,
+// value…) set.
+func envWith(base map[string]string, kv ...string) map[string]string {
+	m := maps.Clone(base)
+	for i := 0; i+1 < len(kv); i += 2 {
+		m[kv[i]] = kv[i+1]
+	}
+	return m
 }
 
 const testKey = "-----BEGIN RSA PRIVATE KEY-----\nTUlJQg==\n-----END RSA PRIVATE KEY-----\n"

@@ -7,16 +7,13 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
-	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/polylane/polylane/analysis"
-	"github.com/polylane/polylane/analysis/scenario"
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/githubtest"
 )
@@ -24,66 +21,6 @@ import (
 // conversationScenario is an in-repository scenario with a failed pull
 // request run whose diagnosis has a patch.
 var conversationScenario = filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "rs-go-gotestsum-flake")
-
-// startAppWith runs serve in-process against a simulator of dir, with
-// extra settings on top of the GitHub App's.
-func startAppWith(t *testing.T, dir, databaseURL string, extra map[string]string) *appUnderTest {
-	t.Helper()
-	sim, err := githubtest.Start(githubtest.Options{Scenarios: []string{dir}, TreeAtRunHeads: true, RerunCreatesAttempt: true})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sim.Close)
-	sc, err := scenario.Load(os.DirFS(dir))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	vars := map[string]string{
-		"POLYLANE_DATABASE_URL": databaseURL, "POLYLANE_WEBHOOK_SECRET": sim.WebhookSecret(),
-		"POLYLANE_GITHUB_APP_ID": strconv.FormatInt(sim.AppID(), 10), "POLYLANE_GITHUB_PRIVATE_KEY": string(sim.PrivateKeyPEM()),
-		"POLYLANE_GITHUB_API_URL": sim.APIURL(), "POLYLANE_ADDR": ln.Addr().String(), "POLYLANE_SHUTDOWN_TIMEOUT": "5s",
-	}
-	for k, v := range extra {
-		vars[k] = v
-	}
-	cfg, err := loadConfig(cmdServe, "", nil, func(k string) string { return vars[k] }, io.Discard)
-	if err != nil {
-		t.Fatal(err)
-	}
-	logs := &lockedBuffer{}
-	log := newLogger(cfg, logs)
-	ctx, cancel := context.WithCancel(context.Background())
-	st, err := openStore(ctx, cfg, log)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, log, st, ln) }()
-	t.Cleanup(func() {
-		cancel()
-		if err := <-done; err != nil {
-			t.Errorf("serve: %v", err)
-		}
-		_ = st.Close()
-		if t.Failed() {
-			t.Logf("server logs:\n%s", logs.String())
-		}
-	})
-	app := &appUnderTest{sim: sim, st: st, url: "http://" + ln.Addr().String(), logs: logs, sc: sc, repo: sc.Repository.FullName}
-	app.waitFor(t, 30*time.Second, "ready", func() bool {
-		resp, err := http.Get(app.url + "/readyz")
-		if err != nil {
-			return false
-		}
-		resp.Body.Close()
-		return resp.StatusCode == http.StatusOK
-	})
-	return app
-}
 
 // prRun picks the scenario's failed pull-request run and its number.
 func (a *appUnderTest) prRun(t *testing.T) (analysis.Run, int) {

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -17,28 +18,18 @@ import (
 
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/scenario"
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/causal/patch"
 	"github.com/polylane/polylane/server/githubtest"
 	"github.com/polylane/polylane/store"
 )
 
-// sharedScenarioDir returns ../shared/scenarios/<name>, read in place; it
+// sharedScenarioDir returns the shared scenario name, read in place; it
 // skips when absent (fails when CI=true).
 func sharedScenarioDir(t testing.TB, name string) string {
 	t.Helper()
-	root := os.Getenv("POLYLANE_SHARED_DIR")
-	if root == "" {
-		root = filepath.Join("..", "..", "..", "shared")
-	}
-	dir := filepath.Join(root, "scenarios", name)
-	if _, err := os.Stat(filepath.Join(dir, "scenario.json")); err != nil {
-		if os.Getenv("CI") == "true" {
-			t.Fatalf("scenario %s not found (set POLYLANE_SHARED_DIR): %v", name, err)
-		}
-		t.Skipf("scenario %s not found at %s (set POLYLANE_SHARED_DIR)", name, dir)
-	}
-	return dir
+	return filepath.Dir(scenariotest.Path(t, "scenarios", name, "scenario.json"))
 }
 
 // appUnderTest is serve running in this process against a simulator.
@@ -54,6 +45,13 @@ type appUnderTest struct {
 // startApp configures serve through the settings table, as a user would,
 // and runs it in-process on a free port.
 func startApp(t testing.TB, dir, databaseURL string) *appUnderTest {
+	t.Helper()
+	return startAppWith(t, dir, databaseURL, map[string]string{"POLYLANE_LOG_LEVEL": "info"})
+}
+
+// startAppWith runs serve in-process against a simulator of dir, with
+// extra settings on top of the GitHub App's.
+func startAppWith(t testing.TB, dir, databaseURL string, extra map[string]string) *appUnderTest {
 	t.Helper()
 	sim, err := githubtest.Start(githubtest.Options{Scenarios: []string{dir}, TreeAtRunHeads: true, RerunCreatesAttempt: true})
 	if err != nil {
@@ -71,9 +69,9 @@ func startApp(t testing.TB, dir, databaseURL string) *appUnderTest {
 	vars := map[string]string{
 		"POLYLANE_DATABASE_URL": databaseURL, "POLYLANE_WEBHOOK_SECRET": sim.WebhookSecret(),
 		"POLYLANE_GITHUB_APP_ID": strconv.FormatInt(sim.AppID(), 10), "POLYLANE_GITHUB_PRIVATE_KEY": string(sim.PrivateKeyPEM()),
-		"POLYLANE_GITHUB_API_URL": sim.APIURL(), "POLYLANE_ADDR": ln.Addr().String(), "POLYLANE_LOG_LEVEL": "info",
-		"POLYLANE_SHUTDOWN_TIMEOUT": "5s",
+		"POLYLANE_GITHUB_API_URL": sim.APIURL(), "POLYLANE_ADDR": ln.Addr().String(), "POLYLANE_SHUTDOWN_TIMEOUT": "5s",
 	}
+	maps.Copy(vars, extra)
 	cfg, err := loadConfig(cmdServe, "", nil, func(k string) string { return vars[k] }, io.Discard)
 	if err != nil {
 		t.Fatal(err)

@@ -12,16 +12,7 @@ import (
 // ones, naming the setting at fault and never echoing the key.
 func TestLLMSettings(t *testing.T) {
 	base := map[string]string{"POLYLANE_WEBHOOK_SECRET": "s"}
-	with := func(kv ...string) map[string]string {
-		m := map[string]string{}
-		for k, v := range base {
-			m[k] = v
-		}
-		for i := 0; i+1 < len(kv); i += 2 {
-			m[kv[i]] = kv[i+1]
-		}
-		return m
-	}
+	with := func(kv ...string) map[string]string { return envWith(base, kv...) }
 	tests := []struct {
 		name    string
 		args    []string
