@@ -41,26 +41,13 @@ type demoFlags struct {
 func parseDemoFlags(inv *invocation) (*demoFlags, int) {
 	f := &demoFlags{}
 	fs := flag.NewFlagSet("polylane demo", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8080", "listen `address` of Polylane's server and dashboard (port 0 picks a free one)")
 	fs.StringVar(&f.simAddr, "simulator-addr", "127.0.0.1:0", "listen `address` of the GitHub simulator")
 	fs.BoolVar(&f.once, "once", false, "exit after printing the comment instead of serving (for scripts and CI)")
 	fs.BoolVar(&f.keep, "keep", false, "keep the temporary directory (database, log, app key) after exiting")
 	fs.DurationVar(&f.timeout, "timeout", 60*time.Second, "how long to wait for the diagnosis to be posted")
-	usage := func(w io.Writer) {
-		fmt.Fprint(w, demoUsage)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	if err := fs.Parse(inv.args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(inv.stdout)
-			return nil, exitOK
-		}
-		fmt.Fprintf(inv.stderr, "polylane demo: %v\n", err)
-		usage(inv.stderr)
-		return nil, exitUsage
+	if code, done := parseFlags(inv, fs, demoUsage); done {
+		return nil, code
 	}
 	switch {
 	case fs.NArg() > 0:

@@ -54,7 +54,6 @@ type simulateFlags struct {
 func parseSimulateFlags(inv *invocation) (*simulateFlags, int) {
 	f := &simulateFlags{}
 	fs := flag.NewFlagSet("polylane simulate", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
 	fs.Var(&f.scenarios, "scenario", "scenario `directory` to serve (repeatable; required)")
 	fs.StringVar(&f.addr, "addr", "127.0.0.1:8787", "listen `address` (HOST:PORT; port 0 picks a free one)")
 	fs.Int64Var(&f.appID, "app-id", 1, "the simulated GitHub App's `id`")
@@ -62,20 +61,8 @@ func parseSimulateFlags(inv *invocation) (*simulateFlags, int) {
 	fs.StringVar(&f.secret, "webhook-secret", "", "webhook `secret` deliveries are signed with; default: random")
 	fs.StringVar(&f.hookURL, "webhook-url", "", "the app's webhook `URL` (where deliveries go)")
 	fs.BoolVar(&f.allHeads, "tree-at-run-heads", false, "serve each scenario's repo/ at every run's head commit, so any run can be a trigger")
-	usage := func(w io.Writer) {
-		fmt.Fprint(w, simulateUsage)
-		fs.SetOutput(w)
-		fs.PrintDefaults()
-		fs.SetOutput(io.Discard)
-	}
-	if err := fs.Parse(inv.args); err != nil {
-		if errors.Is(err, flag.ErrHelp) {
-			usage(inv.stdout)
-			return nil, exitOK
-		}
-		fmt.Fprintf(inv.stderr, "polylane simulate: %v\n", err)
-		usage(inv.stderr)
-		return nil, exitUsage
+	if code, done := parseFlags(inv, fs, simulateUsage); done {
+		return nil, code
 	}
 	switch {
 	case fs.NArg() > 0:
