@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"net/http"
+	"strings"
 
 	"github.com/riverqueue/river"
 
@@ -99,7 +100,11 @@ func (h *Handler) ensureInstalled(ctx context.Context, installationID int64, rp 
 	case err == nil && (inst.Suspended || inst.Deleted):
 		return false, nil
 	case errors.Is(err, store.ErrNotFound):
-		inst = store.Installation{ID: installationID, AccountLogin: rp.Owner.Login, AccountType: rp.Owner.Type}
+		login := rp.Owner.Login
+		if login == "" {
+			login, _, _ = strings.Cut(rp.FullName, "/") // a payload without repository.owner
+		}
+		inst = store.Installation{ID: installationID, AccountLogin: login, AccountType: rp.Owner.Type}
 		if err := st.UpsertInstallation(ctx, inst); err != nil {
 			return false, err
 		}

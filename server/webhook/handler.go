@@ -205,7 +205,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	status, text, err := h.dispatch(ctx, fn, d)
-	if err != nil {
+	switch {
+	case errors.Is(err, store.ErrInvalid):
+		// The payload lacks what the event needs: sending it again cannot help.
+		log.Warn().Err(err).Msg("delivery refused")
+		answer(w, http.StatusBadRequest, "payload lacks fields the event needs")
+		return
+	case err != nil:
 		log.Error().Err(err).Msg("delivery not recorded")
 		answer(w, http.StatusInternalServerError, "delivery not recorded")
 		return
