@@ -6,7 +6,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,12 +14,9 @@ import (
 	"time"
 
 	"github.com/jackc/pgx/v5"
-	"github.com/rs/zerolog"
 
-	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/dashboard"
 	"github.com/polylane/polylane/server/dashboard/dashboardtest"
-	"github.com/polylane/polylane/server/githubtest"
 	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/postgres"
 	"github.com/polylane/polylane/store/sqlite"
@@ -117,28 +113,11 @@ func openBenchPostgres(b *testing.B) store.Store {
 
 // benchServer serves the dashboard over st and signs a user in.
 func benchServer(b *testing.B, st store.Store, seeded *dashboardtest.Seeded) (string, *http.Client) {
-	dirs, err := dashboardtest.WriteScenarios(b.TempDir(), seeded)
-	if err != nil {
-		b.Fatal(err)
-	}
-	sim, err := githubtest.Start(githubtest.Options{Scenarios: dirs, ClientID: "Iv1.bench", ClientSecret: "s3cret"})
-	if err != nil {
-		b.Fatal(err)
-	}
-	b.Cleanup(sim.Close)
-	d, err := dashboard.New(dashboard.Options{Store: st, ClientID: "Iv1.bench", ClientSecret: "s3cret",
-		InsecureCookies: true, GitHubAPIURL: sim.APIURL(), AccessTTL: time.Hour,
+	url, _ := dashboardtest.Serve(b, seeded, dashboard.Options{Store: st, AccessTTL: time.Hour,
 		Now: func() time.Time { return end.Add(time.Hour) }})
-	if err != nil {
-		b.Fatal(err)
-	}
-	srv := server.New(server.Options{Logger: zerolog.Nop()})
-	d.Mount(srv)
-	ts := httptest.NewServer(srv.Handler())
-	b.Cleanup(ts.Close)
 	jar, _ := cookiejar.New(nil)
 	client := &http.Client{Jar: jar, Timeout: time.Minute}
-	resp, err := client.Get(ts.URL + "/auth/github")
+	resp, err := client.Get(url + "/auth/github")
 	if err != nil {
 		b.Fatal(err)
 	}
@@ -146,7 +125,7 @@ func benchServer(b *testing.B, st store.Store, seeded *dashboardtest.Seeded) (st
 	if resp.StatusCode != http.StatusOK || resp.Request.URL.Path != "/" {
 		b.Fatalf("sign-in ended at %s with %d", resp.Request.URL, resp.StatusCode)
 	}
-	return ts.URL, client
+	return url, client
 }
 
 // measurePages requests each page repeatedly and prints its p50 and p95.

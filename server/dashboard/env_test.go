@@ -5,7 +5,6 @@ import (
 	"io"
 	"net/http"
 	"net/http/cookiejar"
-	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"strings"
@@ -13,9 +12,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/rs/zerolog"
-
-	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/dashboard"
 	"github.com/polylane/polylane/server/dashboard/dashboardtest"
 	"github.com/polylane/polylane/server/githubtest"
@@ -102,28 +98,11 @@ func newEnv(t *testing.T, public bool) *env {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { st.Close() })
-	dirs, err := dashboardtest.WriteScenarios(t.TempDir(), seeded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := githubtest.Start(githubtest.Options{Scenarios: dirs, ClientID: "Iv1.dashboardtest", ClientSecret: "s3cret"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sim.Close)
+	url, sim := dashboardtest.Serve(t, seeded, dashboard.Options{Store: st, Public: public,
+		SessionSecret: []byte("0123456789abcdef0123456789abcdef-test"), Now: func() time.Time { return end.Add(time.Hour) }})
 	sim.AddUser(githubtest.User{Login: "octocat", Name: "The Octocat", Installations: []int64{dashboardtest.FirstInstallationID}})
-	d, err := dashboard.New(dashboard.Options{Store: st, Public: public, ClientID: "Iv1.dashboardtest", ClientSecret: "s3cret",
-		SessionSecret: []byte("0123456789abcdef0123456789abcdef-test"), InsecureCookies: true, GitHubAPIURL: sim.APIURL(),
-		Now: func() time.Time { return end.Add(time.Hour) }})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(server.Options{Logger: zerolog.Nop()})
-	d.Mount(srv)
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
 	jar, _ := cookiejar.New(nil)
-	return &env{t: t, url: ts.URL, sim: sim, seeded: seeded, st: st, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
+	return &env{t: t, url: url, sim: sim, seeded: seeded, st: st, client: &http.Client{Jar: jar, Timeout: 30 * time.Second}}
 }
 
 // get fetches a path and returns the status and body.

@@ -4,7 +4,6 @@ package browser
 
 import (
 	"context"
-	"net/http/httptest"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -12,9 +11,7 @@ import (
 	"time"
 
 	"github.com/chromedp/chromedp"
-	"github.com/rs/zerolog"
 
-	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/dashboard"
 	"github.com/polylane/polylane/server/dashboard/dashboardtest"
 	"github.com/polylane/polylane/server/githubtest"
@@ -78,26 +75,9 @@ func startSite(t *testing.T) site {
 	if err != nil {
 		t.Fatal(err)
 	}
-	dirs, err := dashboardtest.WriteScenarios(t.TempDir(), seeded)
-	if err != nil {
-		t.Fatal(err)
-	}
-	sim, err := githubtest.Start(githubtest.Options{Scenarios: dirs, ClientID: "Iv1.browser", ClientSecret: "s3cret"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(sim.Close)
+	url, sim := dashboardtest.Serve(t, seeded, dashboard.Options{Store: st})
 	sim.AddUser(githubtest.User{Login: "octocat", Name: "The Octocat", Installations: []int64{dashboardtest.FirstInstallationID}})
-	d, err := dashboard.New(dashboard.Options{Store: st, ClientID: "Iv1.browser", ClientSecret: "s3cret",
-		InsecureCookies: true, GitHubAPIURL: sim.APIURL()})
-	if err != nil {
-		t.Fatal(err)
-	}
-	srv := server.New(server.Options{Logger: zerolog.Nop()})
-	d.Mount(srv)
-	ts := httptest.NewServer(srv.Handler())
-	t.Cleanup(ts.Close)
-	return site{url: ts.URL, seeded: seeded}
+	return site{url: url, seeded: seeded}
 }
 
 // newBrowser starts headless Chromium with the flags this machine needs
