@@ -1,7 +1,6 @@
 package main
 
 import (
-	"bytes"
 	"io"
 	"path/filepath"
 	"strings"
@@ -60,17 +59,7 @@ func TestDashboardSettings(t *testing.T) {
 func TestServeMountsTheDashboard(t *testing.T) {
 	env := map[string]string{"POLYLANE_DATABASE_URL": "sqlite://" + filepath.Join(t.TempDir(), "dash.db"),
 		"POLYLANE_WEBHOOK_SECRET": "w", "POLYLANE_ADDR": "127.0.0.1:0", "POLYLANE_DASHBOARD_PUBLIC": "true"}
-	cmd := polylaneCmd(env, "serve")
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	logs := &bytes.Buffer{}
-	addr := waitListening(t, stderr, logs)
+	_, addr, _ := startServe(t, env, "serve")
 	for _, tc := range []struct{ path, body string }{
 		{"/", "Nothing to show yet"}, {"/api/v1/overview", `"installations":[]`}, {"/healthz", "ok"},
 		{"/static/dashboard.css", "--fg"},

@@ -149,6 +149,24 @@ func TestServeEndToEnd(t *testing.T) {
 	}
 }
 
+// startServe runs the binary with env and args (serve and its flags) and
+// returns the process, the address it listens on and its logs. The process
+// is killed and waited for when the test ends.
+func startServe(t *testing.T, env map[string]string, args ...string) (*exec.Cmd, string, *bytes.Buffer) {
+	t.Helper()
+	cmd := polylaneCmd(env, args...)
+	stderr, err := cmd.StderrPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
+	logs := &bytes.Buffer{}
+	return cmd, waitListening(t, stderr, logs), logs
+}
+
 // waitListening reads serve's JSON logs until the "listening" line and
 // returns its address; it keeps copying the logs into logs.
 func waitListening(t *testing.T, r io.Reader, logs *bytes.Buffer) string {

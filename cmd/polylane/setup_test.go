@@ -189,17 +189,7 @@ func serveWithConfig(t *testing.T, path string, sim *githubtest.Server) {
 	t.Helper()
 	env := map[string]string{"POLYLANE_DATABASE_URL": "sqlite://" + filepath.Join(t.TempDir(), "p.db"),
 		"POLYLANE_ADDR": "127.0.0.1:0", "POLYLANE_SHUTDOWN_TIMEOUT": "5s"}
-	cmd := polylaneCmd(env, "serve", "--config", path)
-	stderr, err := cmd.StderrPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { _ = cmd.Process.Kill(); _ = cmd.Wait() })
-	logs := &bytes.Buffer{}
-	addr := waitListening(t, stderr, logs)
+	cmd, addr, logs := startServe(t, env, "serve", "--config", path)
 	deadline := time.Now().Add(30 * time.Second)
 	for status, _ := httpGet(t, "http://"+addr+"/readyz"); status != http.StatusOK; status, _ = httpGet(t, "http://"+addr+"/readyz") {
 		if time.Now().After(deadline) {
