@@ -10,9 +10,16 @@ import (
 	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
 
+// analyzeTestFile analyses a log of testdata/analyze.
 func analyzeTestFile(t *testing.T, name string, opts Options) *Result {
 	t.Helper()
-	f, err := os.Open(filepath.Join("testdata", "analyze", name))
+	return analyzeFile(t, filepath.Join("testdata", "analyze", name), opts)
+}
+
+// analyzeFile analyses the log at path.
+func analyzeFile(t *testing.T, path string, opts Options) *Result {
+	t.Helper()
+	f, err := os.Open(path)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -149,15 +156,7 @@ func TestAnalyzeScenarioLogs(t *testing.T) {
 				}
 				opts.Steps = jf.Jobs[0].Steps
 			}
-			f, err := os.Open(sharedScenarioLog(t, tc.scenario, tc.log))
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer f.Close()
-			res, err := Analyze(f, opts)
-			if err != nil {
-				t.Fatal(err)
-			}
+			res := analyzeFile(t, sharedScenarioLog(t, tc.scenario, tc.log), opts)
 			c, _ := res.Cause()
 			if !strings.Contains(c.Text, tc.causeHas) || res.Step == nil || res.Step.Name != tc.step {
 				t.Errorf("cause %q step %+v; want %q in step %q", c.Text, res.Step, tc.causeHas, tc.step)
@@ -171,15 +170,7 @@ func TestAnalyzeScenarioLogs(t *testing.T) {
 func TestSignatureStableAcrossRuns(t *testing.T) {
 	sigs := map[string]map[string]bool{}
 	for _, log := range []string{"53399875317", "53682203855", "53690743840", "54441784095", "53196471128", "53562361007"} {
-		f, err := os.Open(sharedScenarioLog(t, "npm-registry-flake", "logs/"+log+".txt"))
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Analyze(f, Options{})
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := analyzeFile(t, sharedScenarioLog(t, "npm-registry-flake", "logs/"+log+".txt"), Options{})
 		if sigs[res.ErrorKind] == nil {
 			sigs[res.ErrorKind] = map[string]bool{}
 		}

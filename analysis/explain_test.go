@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"testing"
+
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
 
 // TestExplainLogChunks is a development aid: with POLYLANE_EXPLAIN=1 it
@@ -20,9 +22,9 @@ func TestExplainLogChunks(t *testing.T) {
 	}
 	home, _ := os.UserCacheDir()
 	dir := filepath.Join(home, "polylane", "logchunks")
-	f, err := os.Open("../../shared/data/logchunks/labels.jsonl")
+	f, err := os.Open(scenariotest.Path(t, "data", "logchunks", "labels.jsonl"))
 	if err != nil {
-		t.Skip(err)
+		t.Fatal(err)
 	}
 	defer f.Close()
 	sc := bufio.NewScanner(f)
@@ -118,7 +120,7 @@ func TestExplainMiner(t *testing.T) {
 	if sys == "" {
 		t.Skip("set POLYLANE_EXPLAIN_MINER=System")
 	}
-	f, err := os.Open("../../shared/data/loghub-2k/" + sys + "/" + sys + "_2k.log_structured.csv")
+	f, err := os.Open(scenariotest.Path(t, "data", "loghub-2k", sys, sys+"_2k.log_structured.csv"))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -152,15 +152,7 @@ func TestScenarioTestSignatures(t *testing.T) {
 	}
 	byTest := map[string]map[string]bool{}
 	for _, p := range logs {
-		f, err := os.Open(p)
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Analyze(f, Options{})
-		f.Close()
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := analyzeFile(t, p, Options{})
 		if res.Test == "" {
 			continue
 		}
