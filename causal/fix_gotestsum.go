@@ -30,32 +30,7 @@ func gotestsumRerun(n *harness.Node, site patch.Site, at, end int) ([]byte, erro
 			return nil, noFix("gotestsum already reruns failed tests, so the test keeps failing on rerun and needs its own fix")
 		}
 	}
-	sep := -1
-	for i, w := range words {
-		if w == "--" {
-			sep = i
-			break
-		}
-	}
-	var pkgs []string
-	hasPackagesFlag := false
-	for _, w := range words {
-		if strings.HasPrefix(w, "--packages") {
-			hasPackagesFlag = true
-		}
-	}
-	if sep >= 0 {
-		for i := sep + 1; i < len(words); i++ {
-			w := words[i]
-			if goTestValueFlags[w] {
-				i++
-				continue
-			}
-			if !strings.HasPrefix(w, "-") && goPackageArg(w) {
-				pkgs = append(pkgs, w)
-			}
-		}
-	}
+	sep, pkgs, hasPackagesFlag := gotestsumPackages(words)
 	if len(pkgs) == 0 && !hasPackagesFlag {
 		return nil, noFix("the packages gotestsum tests are not named on its command line, so --rerun-fails cannot be added safely")
 	}
@@ -88,6 +63,38 @@ func gotestsumRerun(n *harness.Node, site patch.Site, at, end int) ([]byte, erro
 	}
 	ls[at-1] = line
 	return []byte(strings.Join(ls, "\n")), nil
+}
+
+// gotestsumPackages finds, in a gotestsum command's words, the index of
+// "--" (-1: none), the package arguments after it that go test receives,
+// and whether --packages is set.
+func gotestsumPackages(words []string) (sep int, pkgs []string, hasPackagesFlag bool) {
+	sep = -1
+	for i, w := range words {
+		if w == "--" {
+			sep = i
+			break
+		}
+	}
+	for _, w := range words {
+		if strings.HasPrefix(w, "--packages") {
+			hasPackagesFlag = true
+		}
+	}
+	if sep < 0 {
+		return sep, nil, hasPackagesFlag
+	}
+	for i := sep + 1; i < len(words); i++ {
+		w := words[i]
+		if goTestValueFlags[w] {
+			i++
+			continue
+		}
+		if !strings.HasPrefix(w, "-") && goPackageArg(w) {
+			pkgs = append(pkgs, w)
+		}
+	}
+	return sep, pkgs, hasPackagesFlag
 }
 
 // removeWord removes the first whole-word occurrence of w (and the blank

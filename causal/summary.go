@@ -18,6 +18,7 @@ func (x *explainer) fillSummary(tpl string) string {
 	}))
 }
 
+// placeholderValue is the text of one {placeholder} of a summary template.
 func (x *explainer) placeholderValue(name string) string {
 	if v, ok := x.rolloutValue(name); ok {
 		return v
@@ -25,13 +26,7 @@ func (x *explainer) placeholderValue(name string) string {
 	f := x.find
 	switch name {
 	case "emitter_desc":
-		if x.em.Node == nil {
-			return x.stepDesc()
-		}
-		if _, ok := x.dockerRunProducer(); ok {
-			return describe(x.em.Node) + ", running " + x.dockerRun.desc() + ","
-		}
-		return describe(x.em.Node)
+		return x.emitterDesc()
 	case "secret_note":
 		return x.secretNote()
 	case "endpoint":
@@ -44,16 +39,7 @@ func (x *explainer) placeholderValue(name string) string {
 	case "cause_cite":
 		return cite(append(append([]string{}, x.ids["cause"]...), x.ids["emitter"]...)...)
 	case "retry_note":
-		if l := x.em.Node.RetryLoop(); l != nil && l.Wait {
-			return "It runs in a wait loop that polls it " + loopWords(l) + ", and the wait still failed."
-		}
-		if r := x.retryOf(x.em.Node); r != "" {
-			return "It is retried through " + r + ", and it still failed."
-		}
-		if d, ok := builtinRetries[x.em.Node.Tool()]; ok {
-			return "Nothing in the harness retries it, and " + d + "."
-		}
-		return "The command runs once; nothing retries it."
+		return x.retryNote()
 	case "heap_note":
 		return x.heapNote()
 	case "parallel_note":
@@ -84,6 +70,32 @@ func (x *explainer) placeholderValue(name string) string {
 		return "its default timeout"
 	}
 	return ""
+}
+
+// emitterDesc describes the command that printed the cause, or the step
+// when no command of it was located.
+func (x *explainer) emitterDesc() string {
+	if x.em.Node == nil {
+		return x.stepDesc()
+	}
+	if _, ok := x.dockerRunProducer(); ok {
+		return describe(x.em.Node) + ", running " + x.dockerRun.desc() + ","
+	}
+	return describe(x.em.Node)
+}
+
+// retryNote says what retries the emitter today, if anything.
+func (x *explainer) retryNote() string {
+	if l := x.em.Node.RetryLoop(); l != nil && l.Wait {
+		return "It runs in a wait loop that polls it " + loopWords(l) + ", and the wait still failed."
+	}
+	if r := x.retryOf(x.em.Node); r != "" {
+		return "It is retried through " + r + ", and it still failed."
+	}
+	if d, ok := builtinRetries[x.em.Node.Tool()]; ok {
+		return "Nothing in the harness retries it, and " + d + "."
+	}
+	return "The command runs once; nothing retries it."
 }
 
 // stepDesc names the failing step when no command of it was located: the

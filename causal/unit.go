@@ -96,15 +96,47 @@ func (x *explainer) failedUnit() FailedUnit {
 		return fu
 	}
 	if x.em.Node == nil {
-		if fu, ok := x.runnerUnit(); ok {
-			return fu
-		}
-		if x.step != nil {
-			return FailedUnit{Summary: fmt.Sprintf("the step %q has no retry around the failing command that Polylane could see", x.step.DisplayName())}
-		}
-		return FailedUnit{Summary: "the failing command could not be located in the harness, so its retries are unknown"}
+		return x.unlocatedUnit()
 	}
-	var retried []string
+	retried, bare := x.neighbourRetries()
+	fu := FailedUnit{Retried: x.retryOf(x.em.Node) != ""}
+	var parts []string
+	if len(retried) > 0 {
+		parts = append(parts, strings.Join(dedupe(retried, 4), " and "))
+	}
+	if len(bare) > 0 {
+		verb := "has"
+		if len(bare) > 1 {
+			verb = "have"
+		}
+		parts = append(parts, strings.Join(dedupe(bare, 4), " and ")+" "+verb+" no retry")
+	}
+	fu.Summary = strings.Join(parts, "; ")
+	if d, ok := builtinRetries[x.em.Node.Tool()]; ok && !fu.Retried && fu.Summary != "" {
+		fu.Summary += "; " + d
+	}
+	if fu.Summary == "" {
+		fu.Summary = describe(x.em.Node) + " has no retry"
+	}
+	return fu
+}
+
+// unlocatedUnit is the failed unit when no command printed the cause: what
+// the runner was doing, or the step.
+func (x *explainer) unlocatedUnit() FailedUnit {
+	if fu, ok := x.runnerUnit(); ok {
+		return fu
+	}
+	if x.step != nil {
+		return FailedUnit{Summary: fmt.Sprintf("the step %q has no retry around the failing command that Polylane could see", x.step.DisplayName())}
+	}
+	return FailedUnit{Summary: "the failing command could not be located in the harness, so its retries are unknown"}
+}
+
+// neighbourRetries describes, for the emitter and its neighbours, the
+// retries that wrap them (each loop once, cited as evidence) and, per unit,
+// the commands that nothing retries.
+func (x *explainer) neighbourRetries() (retried, bare []string) {
 	var bareUnits []string
 	bareCmds := map[string][]string{}
 	seenLoop := map[*harness.Loop]bool{}
@@ -132,30 +164,10 @@ func (x *explainer) failedUnit() FailedUnit {
 		}
 		bareCmds[label] = appendOnce(bareCmds[label], "`"+commandName(n)+"`")
 	}
-	var bare []string
 	for _, u := range bareUnits {
 		bare = append(bare, strings.Join(dedupe(bareCmds[u], 3), " and ")+" in "+u)
 	}
-	fu := FailedUnit{Retried: x.retryOf(x.em.Node) != ""}
-	var parts []string
-	if len(retried) > 0 {
-		parts = append(parts, strings.Join(dedupe(retried, 4), " and "))
-	}
-	if len(bare) > 0 {
-		verb := "has"
-		if len(bare) > 1 {
-			verb = "have"
-		}
-		parts = append(parts, strings.Join(dedupe(bare, 4), " and ")+" "+verb+" no retry")
-	}
-	fu.Summary = strings.Join(parts, "; ")
-	if d, ok := builtinRetries[x.em.Node.Tool()]; ok && !fu.Retried && fu.Summary != "" {
-		fu.Summary += "; " + d
-	}
-	if fu.Summary == "" {
-		fu.Summary = describe(x.em.Node) + " has no retry"
-	}
-	return fu
+	return retried, bare
 }
 
 func appendOnce(list []string, s string) []string {

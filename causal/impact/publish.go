@@ -160,6 +160,22 @@ func pullRequestOnly(repo *harness.Repo, wfPath string) bool {
 	return true
 }
 
+// releaseActions are actions that publish a release, with what they publish.
+var releaseActions = map[string]string{
+	"softprops/action-gh-release":                "GitHub release assets",
+	"ncipollo/release-action":                    "GitHub release assets",
+	"actions/create-release":                     "GitHub release assets",
+	"actions/upload-release-asset":               "GitHub release assets",
+	"svenstaro/upload-release-action":            "GitHub release assets",
+	"marvinpinto/action-automatic-releases":      "GitHub release assets",
+	"pypa/gh-action-pypi-publish":                "Python package",
+	"js-devtools/npm-publish":                    "npm package",
+	"r0adkll/upload-google-play":                 "Android app on Google Play",
+	"maierj/fastlane-action":                     "mobile app release",
+	"apple-actions/upload-testflight-build":      "mobile app release",
+	"wzieba/firebase-distribution-github-action": "mobile app release",
+}
+
 // action reads one `uses:` step.
 func (js *jobScan) action(step *harness.Step, repository string) {
 	name, _, _ := strings.Cut(strings.ToLower(step.Uses), "@")
@@ -175,6 +191,10 @@ func (js *jobScan) action(step *harness.Step, repository string) {
 	}
 	if artifact, ok := deployActions[name]; ok {
 		pub(Manifest, artifact, name)
+		return
+	}
+	if artifact, ok := releaseActions[name]; ok {
+		pub(Release, artifact, name)
 		return
 	}
 	switch name {
@@ -206,23 +226,12 @@ func (js *jobScan) action(step *harness.Step, repository string) {
 		if args := with("args"); !strings.Contains(args, "--snapshot") && !strings.Contains(args, "check") && !strings.HasPrefix(strings.TrimSpace(args), "build") {
 			pub(Release, "release binaries (goreleaser)", "goreleaser-action").goSource = true
 		}
-	case "softprops/action-gh-release", "ncipollo/release-action", "actions/create-release", "actions/upload-release-asset",
-		"svenstaro/upload-release-action", "marvinpinto/action-automatic-releases":
-		pub(Release, "GitHub release assets", name)
 	case "helm/chart-releaser-action":
 		dir := with("charts_dir")
 		if dir == "" {
 			dir = "charts"
 		}
 		pub(Chart, "Helm charts under "+dir, name).chartsDir = cleanDir(dir)
-	case "pypa/gh-action-pypi-publish":
-		pub(Release, "Python package", name)
-	case "js-devtools/npm-publish":
-		pub(Release, "npm package", name)
-	case "r0adkll/upload-google-play":
-		pub(Release, "Android app on Google Play", name)
-	case "maierj/fastlane-action", "apple-actions/upload-testflight-build", "wzieba/firebase-distribution-github-action":
-		pub(Release, "mobile app release", name)
 	}
 }
 
