@@ -7,6 +7,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"strings"
 	"text/tabwriter"
@@ -56,7 +57,9 @@ func runDiagnose(_ context.Context, inv *invocation) int {
 		fmt.Fprintf(inv.stderr, "polylane diagnose: %v (see polylane diagnose --help)\n", err)
 		return exitUsage
 	}
-	out, _, err := diagnosis.DiagnoseScenario(os.DirFS(f.scenario), diagnosis.Options{RunID: f.run, Window: f.window})
+	fsys, closeFS := scenarioFS(f.scenario)
+	defer closeFS()
+	out, _, err := diagnosis.DiagnoseScenario(fsys, diagnosis.Options{RunID: f.run, Window: f.window})
 	if err != nil {
 		fmt.Fprintf(inv.stderr, "polylane diagnose: %s: %s\n", f.scenario, diagOneLine(err.Error()))
 		return exitUsage
@@ -74,6 +77,30 @@ func runDiagnose(_ context.Context, inv *invocation) int {
 		return exitFailure
 	}
 	return exitOK
+}
+
+// scenarioFS opens a scenario directory so that nothing outside it can be
+// read: a scenario is user input (a bug report's attachment), and a
+// symbolic link in its repo/ must not make Polylane read, and quote, a file
+// elsewhere on the machine. When the directory cannot be opened, every
+// read fails with the reason (the loader reports a missing scenario.json).
+func scenarioFS(dir string) (fs.FS, func()) {
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return failingFS{err}, func() {}
+	}
+	return root.FS(), func() { _ = root.Close() }
+}
+
+// failingFS fails every open with one error.
+type failingFS struct{ err error }
+
+func (f failingFS) Open(name string) (fs.File, error) {
+	return nil, &fs.PathError{Op: "open", Path: name, Err: f.err}
 }
 
 func parseDiagnoseFlags(args []string) (diagnoseFlags, error) {
