@@ -107,52 +107,82 @@ func (st rsStep) header() string {
 	return "Run " + st.run[0]
 }
 
+// rsJobRun is one job being rendered: its log and the step records so far.
+type rsJobRun struct {
+	s    *rsScenario
+	c    *rsCtx
+	l    *rsLog
+	recs []rsStepRec
+}
+
+// begin is the start time of the next step.
+func (j *rsJobRun) begin() time.Time { return j.l.t.Truncate(time.Second) }
+
+// end records a step that started at t0 and ends now.
+func (j *rsJobRun) end(name, concl string, t0 time.Time) {
+	j.recs = append(j.recs, rsStepRec{name: name, concl: concl, start: t0, end: j.l.t.Truncate(time.Second)})
+}
+
 // renderJob renders one job: its jobs-API steps and its log. f is the failure
 // (nil: the job succeeds); cancelAt > 0 cancels the job at that main step.
 func (s *rsScenario) renderJob(c *rsCtx, start time.Time, f *rsFailure, cancelAt int) ([]rsStepRec, []byte) {
-	l := &rsLog{t: start, rng: c.rng}
-	l.b.WriteString("\ufeff")
-	var recs []rsStepRec
-	begin := func() time.Time { return l.t.Truncate(time.Second) }
-	end := func(name, concl string, t0 time.Time) {
-		recs = append(recs, rsStepRec{name: name, concl: concl, start: t0, end: l.t.Truncate(time.Second)})
-	}
-	t0 := begin()
+	j := &rsJobRun{s: s, c: c, l: &rsLog{t: start, rng: c.rng}}
+	j.l.b.WriteString("\ufeff")
+	t0 := j.begin()
 	setupFails := f != nil && f.step == "Set up job"
-	s.setupLines(c, l, !setupFails)
+	s.setupLines(c, j.l, !setupFails)
 	if setupFails {
 		// the runner refuses the job while preparing it: nothing else runs
-		l.spread(f.out(c), time.Duration(c.n(f.secs[0], max(f.secs[0], f.secs[1])))*time.Second)
-		end("Set up job", "failure", t0)
-		return recs, []byte(l.b.String())
+		j.l.spread(f.out(c), time.Duration(c.n(f.secs[0], max(f.secs[0], f.secs[1])))*time.Second)
+		j.end("Set up job", "failure", t0)
+		return j.recs, []byte(j.l.b.String())
 	}
-	end("Set up job", "success", t0)
-	failed, setupFailed := false, false
-	if len(s.services) > 0 {
-		t0 = begin()
-		if f != nil && f.step == "Initialize containers" {
-			s.containerPrelude(c, l)
-			l.spread(f.out(c), time.Duration(c.n(f.secs[0], f.secs[1]))*time.Second)
-			failed, setupFailed = true, true
-			end("Initialize containers", "failure", t0)
-		} else {
-			s.containerPrelude(c, l)
-			l.spread(s.startServices(c), time.Duration(c.n(6, 25))*time.Second)
-			end("Initialize containers", "success", t0)
-		}
+	j.end("Set up job", "success", t0)
+	setupFailed := j.containers(f)
+	posts := j.mainSteps(f, cancelAt, setupFailed)
+	j.teardown(posts)
+	return j.recs, []byte(j.l.b.String())
+}
+
+// containers renders "Initialize containers" when the job has services and
+// reports whether it failed.
+func (j *rsJobRun) containers(f *rsFailure) bool {
+	s, c, l := j.s, j.c, j.l
+	if len(s.services) == 0 {
+		return false
 	}
+	t0 := j.begin()
+	if f != nil && f.step == "Initialize containers" {
+		s.containerPrelude(c, l)
+		l.spread(f.out(c), time.Duration(c.n(f.secs[0], f.secs[1]))*time.Second)
+		j.end("Initialize containers", "failure", t0)
+		return true
+	}
+	s.containerPrelude(c, l)
+	l.spread(s.startServices(c), time.Duration(c.n(6, 25))*time.Second)
+	j.end("Initialize containers", "success", t0)
+	return false
+}
+
+// mainSteps renders the job's own steps: the failure f, a cancellation at
+// step cancelAt, skipped steps after a failure (or after failed containers,
+// setupFailed, even the always() ones). It returns the steps with a post
+// step.
+func (j *rsJobRun) mainSteps(f *rsFailure, cancelAt int, setupFailed bool) []rsStep {
+	s, c, l := j.s, j.c, j.l
+	failed := setupFailed
 	var posts []rsStep
 	for k, st := range s.steps {
-		t0 = begin()
+		t0 := j.begin()
 		name := st.display()
 		switch {
 		case failed && (!st.always || setupFailed):
-			end(name, "skipped", l.t)
+			j.end(name, "skipped", l.t)
 			continue
 		case !failed && cancelAt == k+1:
 			s.stepHeader(c, l, st)
 			l.spread([]string{"##[error]The operation was canceled."}, time.Duration(c.n(20, 200))*time.Second)
-			end(name, "cancelled", t0)
+			j.end(name, "cancelled", t0)
 			failed = true
 			continue
 		}
@@ -163,7 +193,7 @@ func (s *rsScenario) renderJob(c *rsCtx, start time.Time, f *rsFailure, cancelAt
 				out = append(out, fmt.Sprintf("##[error]Process completed with exit code %d.", f.exit))
 			}
 			l.spread(out, time.Duration(c.n(f.secs[0], f.secs[1]))*time.Second)
-			end(name, "failure", t0)
+			j.end(name, "failure", t0)
 			failed = true
 		} else {
 			var out []string
@@ -174,29 +204,35 @@ func (s *rsScenario) renderJob(c *rsCtx, start time.Time, f *rsFailure, cancelAt
 				out = checkoutLines(c)
 			}
 			l.spread(out, time.Duration(c.n(st.secs[0], max(st.secs[0], st.secs[1])))*time.Second)
-			end(name, "success", t0)
+			j.end(name, "success", t0)
 		}
 		if st.post {
 			posts = append(posts, st)
 		}
 	}
+	return posts
+}
+
+// teardown renders the post steps in reverse order, stopping the service
+// containers and completing the job.
+func (j *rsJobRun) teardown(posts []rsStep) {
+	s, c, l := j.s, j.c, j.l
 	for i := len(posts) - 1; i >= 0; i-- {
-		t0 = begin()
+		t0 := j.begin()
 		l.add("Post job cleanup.")
 		if strings.HasPrefix(posts[i].uses, "actions/checkout@") {
 			l.all(checkoutPostLines(c))
 		}
-		end("Post "+posts[i].display(), "success", t0)
+		j.end("Post "+posts[i].display(), "success", t0)
 	}
 	if len(s.services) > 0 {
-		t0 = begin()
+		t0 := j.begin()
 		l.all(s.stopServices(c))
-		end("Stop containers", "success", t0)
+		j.end("Stop containers", "success", t0)
 	}
-	t0 = begin()
+	t0 := j.begin()
 	l.add("Cleaning up orphan processes")
-	end("Complete job", "success", t0)
-	return recs, []byte(l.b.String())
+	j.end("Complete job", "success", t0)
 }
 
 // setupLines writes the runner's "Set up job" lines; without full it stops
