@@ -180,6 +180,15 @@ func codeSpan(s string) string {
 	if s == "" {
 		return "(empty)"
 	}
+	fence := strings.Repeat("`", backtickRun(s)+1)
+	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
+		s = " " + s + " "
+	}
+	return fence + s + fence
+}
+
+// backtickRun is the length of the longest run of backticks in s.
+func backtickRun(s string) int {
 	longest, run := 0, 0
 	for _, r := range s {
 		if r == '`' {
@@ -189,11 +198,7 @@ func codeSpan(s string) string {
 			run = 0
 		}
 	}
-	fence := strings.Repeat("`", longest+1)
-	if strings.HasPrefix(s, "`") || strings.HasSuffix(s, "`") {
-		s = " " + s + " "
-	}
-	return fence + s + fence
+	return longest
 }
 
 // prose renders text that Polylane wrote but that quotes untrusted input
@@ -260,16 +265,7 @@ func fenced(info, body string) string {
 		}
 		return r
 	}, strings.ToValidUTF8(body, "\uFFFD"))
-	longest, run := 0, 0
-	for _, r := range body {
-		if r == '`' {
-			run++
-			longest = max(longest, run)
-		} else {
-			run = 0
-		}
-	}
-	fence := strings.Repeat("`", max(3, longest+1))
+	fence := strings.Repeat("`", max(3, backtickRun(body)+1))
 	body = strings.TrimRight(body, "\n")
 	return fence + info + "\n" + body + "\n" + fence + "\n"
 }
