@@ -79,17 +79,7 @@ func (r *renderer) producer(b *strings.Builder, p causal.Producer) {
 	if !p.Ambiguous || len(p.Candidates) == 0 {
 		return
 	}
-	left := r.each(len(p.Candidates), func(i int) {
-		l := p.Candidates[i]
-		b.WriteString("  - candidate " + r.fileRef(l.File, l.Line))
-		if l.Symbol != "" {
-			b.WriteString(" " + r.c(l.Symbol))
-		}
-		b.WriteString("\n")
-	})
-	if left > 0 {
-		fmt.Fprintf(b, "  - … and %d more\n", left)
-	}
+	r.locations(b, "candidate ", p.Candidates)
 }
 
 // blast renders the blast radius and the other callers.
@@ -98,9 +88,15 @@ func (r *renderer) blast(b *strings.Builder, br causal.BlastRadius) {
 		return
 	}
 	b.WriteString("- **Blast radius:** " + r.p(br.Summary) + "\n")
-	left := r.each(len(br.Callers), func(i int) {
-		l := br.Callers[i]
-		b.WriteString("  - also called from " + r.fileRef(l.File, l.Line))
+	r.locations(b, "also called from ", br.Callers)
+}
+
+// locations lists places as sub-items, each as lead, a link and its
+// symbol, up to the level's limit.
+func (r *renderer) locations(b *strings.Builder, lead string, ls []causal.Location) {
+	left := r.each(len(ls), func(i int) {
+		l := ls[i]
+		b.WriteString("  - " + lead + r.fileRef(l.File, l.Line))
 		if l.Symbol != "" {
 			b.WriteString(" " + r.c(l.Symbol))
 		}
