@@ -9,23 +9,12 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
-	"strings"
 
 	"github.com/polylane/polylane/server/githubtest"
 )
 
 func init() {
 	register(command{name: "simulate", summary: "serve scenario directories as a simulated GitHub (for local runs)", order: 70, run: runSimulate})
-}
-
-// scenarioFlags collects repeated --scenario values.
-type scenarioFlags []string
-
-func (f *scenarioFlags) String() string { return strings.Join(*f, ",") }
-
-func (f *scenarioFlags) Set(v string) error {
-	*f = append(*f, v)
-	return nil
 }
 
 const simulateUsage = `Usage: polylane simulate --scenario DIR [--scenario DIR]... [flags]
@@ -42,7 +31,7 @@ Flags:
 
 // simulateFlags are the parsed flags of polylane simulate.
 type simulateFlags struct {
-	scenarios scenarioFlags
+	scenarios listFlag
 	addr      string
 	appID     int64
 	keyOut    string
