@@ -179,18 +179,25 @@ func contains(list []string, s string) bool {
 	return false
 }
 
-// TestCaptureRoundTrip captures the scenario the simulator serves, with
-// the app's credentials, and compares; then resumes an interrupted capture
-// with a token: only the missing files are fetched, leftovers are removed.
-func TestCaptureRoundTrip(t *testing.T) {
-	src := tinyCIScenario(t)
+// captureRig serves the tiny CI scenario (src) from a simulator and names
+// an empty directory to capture into (out).
+func captureRig(t *testing.T) (src string, sim *githubtest.Server, out string) {
+	t.Helper()
+	src = tinyCIScenario(t)
 	sim, err := githubtest.Start(githubtest.Options{Scenarios: []string{src}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer sim.Close()
+	t.Cleanup(sim.Close)
+	return src, sim, filepath.Join(t.TempDir(), "captured")
+}
+
+// TestCaptureRoundTrip captures the scenario the simulator serves, with
+// the app's credentials, and compares; then resumes an interrupted capture
+// with a token: only the missing files are fetched, leftovers are removed.
+func TestCaptureRoundTrip(t *testing.T) {
+	src, sim, out := captureRig(t)
 	ctx := context.Background()
-	out := filepath.Join(t.TempDir(), "captured")
 	code, stdout, stderr := runCaptureCmd(ctx, appEnv(sim), "acme/widget", "--workflow", ".github/workflows/ci.yml", "-n", "100", "--out", out)
 	if code != exitOK {
 		t.Fatalf("capture exited %d:\n%s", code, stderr)
@@ -252,14 +259,8 @@ func TestCaptureRoundTrip(t *testing.T) {
 // the capture (exit 1, nothing half-written), which then resumes; a rate
 // limit is waited out; bad flags and missing credentials exit 2.
 func TestCaptureFailuresAndLimits(t *testing.T) {
-	src := tinyCIScenario(t)
-	sim, err := githubtest.Start(githubtest.Options{Scenarios: []string{src}})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer sim.Close()
+	src, sim, out := captureRig(t)
 	ctx := context.Background()
-	out := filepath.Join(t.TempDir(), "captured")
 	sim.InjectFault(githubtest.Fault{Kind: githubtest.FaultServerError, Target: githubtest.KindBlob, Times: -1})
 	code, _, stderr := runCaptureCmd(ctx, appEnv(sim), "acme/widget", "--workflow", "ci.yml", "--out", out)
 	if code != exitFailure || !strings.Contains(stderr, "run the same command again to resume") {
