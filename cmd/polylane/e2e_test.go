@@ -110,14 +110,7 @@ func startAppWith(t testing.TB, dir, databaseURL string, extra map[string]string
 // waitFor polls cond until it holds or the bound passes.
 func (a *appUnderTest) waitFor(t testing.TB, bound time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
-	start := time.Now()
-	for !cond() {
-		if time.Since(start) > bound {
-			t.Fatalf("%s: not within %s", what, bound)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
-	return time.Since(start)
+	return waitUntil(t, bound, what, cond)
 }
 
 // idle reports an empty queue: nothing available, scheduled, retryable or

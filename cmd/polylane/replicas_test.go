@@ -109,7 +109,9 @@ func (r *replica) id() string {
 	return r.clientID
 }
 
-func waitUntil(t *testing.T, bound time.Duration, what string, cond func() bool) time.Duration {
+// waitUntil polls cond until it holds or the bound passes, and returns how
+// long it took.
+func waitUntil(t testing.TB, bound time.Duration, what string, cond func() bool) time.Duration {
 	t.Helper()
 	start := time.Now()
 	for !cond() {
