@@ -45,11 +45,8 @@ func Dir() string {
 // exist, Path skips tb, or fails it when CI=true.
 func Path(tb testing.TB, elem ...string) string {
 	tb.Helper()
-	p, err := stat(elem)
+	p, err := stat(tb, elem)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("%v (CI=true: the shared directory is required)", err)
-		}
 		tb.Skip(err)
 	}
 	return p
@@ -60,19 +57,27 @@ func Path(tb testing.TB, elem ...string) string {
 // missing the test says so in its log and goes on, or fails when CI=true.
 func Optional(tb testing.TB, elem ...string) (string, bool) {
 	tb.Helper()
-	p, err := stat(elem)
+	p, err := stat(tb, elem)
 	if err != nil {
-		if os.Getenv("CI") == "true" {
-			tb.Fatalf("%v (CI=true: the shared directory is required)", err)
-		}
 		tb.Log(err)
 		return p, false
 	}
 	return p, true
 }
 
-// stat joins elem under the shared directory and checks that it exists.
-func stat(elem []string) (string, error) {
+// stat joins elem under the shared directory and checks that it exists; a
+// missing path fails tb when CI=true.
+func stat(tb testing.TB, elem []string) (string, error) {
+	tb.Helper()
+	p, err := find(elem)
+	if err != nil && os.Getenv("CI") == "true" {
+		tb.Fatalf("%v (CI=true: the shared directory is required)", err)
+	}
+	return p, err
+}
+
+// find joins elem under the shared directory and checks that it exists.
+func find(elem []string) (string, error) {
 	p := filepath.Join(append([]string{Dir()}, elem...)...)
 	_, err := os.Stat(p)
 	if errors.Is(err, fs.ErrNotExist) {
