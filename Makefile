@@ -68,3 +68,26 @@ bench: ## all benchmarks as ONE markdown table in bin/bench-report.md (raw outpu
 	@mkdir -p $(BIN)
 	POLYLANE_BENCH_REPORT=$(BIN)/bench-report.md $(GO) test ./server/benchreport -run TestReport -count=1 -timeout 90m
 	@cat $(BIN)/bench-report.md
+
+# Reliability: RELIABILITY_RUNS passes of the fault sweep (cases in the
+# order RELIABILITY_SEED picks), then the crash, PostgreSQL-restart and
+# hostile-input tests and every fuzz target's seed corpus, all with the race
+# detector. `make test` runs each sweep case once. The counts go to
+# bin/reliability.txt. PostgreSQL cases need POLYLANE_TEST_DATABASE_URL.
+RELIABILITY_RUNS ?= 3
+RELIABILITY_SEED ?= 1
+RELIABILITY_HOSTILE := Hostile|Narrator|Oversized|PayloadWithoutOwner|RequestsForOtherInstallations|MarkdownProblems|SecretIn|StaysInTheScenario|Fuzz
+
+.PHONY: test-reliability
+test-reliability: ## fault sweep over every GitHub call (RELIABILITY_RUNS=3, RELIABILITY_SEED=1), kill -9 and PostgreSQL-restart recovery, hostile input and fuzz seeds; counts in bin/reliability.txt
+	@mkdir -p $(BIN) && rm -f $(BIN)/reliability.txt
+	RELIABILITY_RUNS=$(RELIABILITY_RUNS) RELIABILITY_SEED=$(RELIABILITY_SEED) RELIABILITY_REPORT=$(abspath $(BIN))/reliability.txt \
+		$(GO) test -race -count=1 -timeout 60m -run '^TestReliabilitySweep$$' ./server/worker/
+	@$(GO) test -race -count=1 -timeout 20m -v -run '^(TestCrashRecovery|TestPostgresRestartUnderServe)$$' ./cmd/polylane/ \
+		> $(BIN)/reliability-crash.log 2>&1; status=$$?; \
+		grep -E '^ *--- |^(ok|FAIL)|(crash|pgrestart)_test.go:[0-9]+: [a-z/]' $(BIN)/reliability-crash.log | tee -a $(BIN)/reliability.txt; \
+		[ $$status -eq 0 ] || { tail -n 200 $(BIN)/reliability-crash.log; exit $$status; }
+	$(GO) test -race -count=1 -timeout 20m -run '$(RELIABILITY_HOSTILE)' \
+		./server/webhook/ ./server/worker/... ./server/dashboard/ ./server/report/ ./server/narrator/ ./cmd/polylane/ \
+		./analysis/... ./causal/...
+	@cat $(BIN)/reliability.txt

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"sort"
 	"strconv"
 	"strings"
@@ -143,7 +144,7 @@ func TestReliabilitySweep(t *testing.T) {
 	}
 	close(queue)
 	wg.Wait()
-	tally.report(t)
+	tally.report(t, lanes)
 }
 
 // flowCases discovers each stage's calls and lists a case per fault and call of the stage's phases.
@@ -338,20 +339,26 @@ func (s *sweepTally) add(c sweepCase, ok bool, failed int, took time.Duration) {
 
 // report logs the counts and, with RELIABILITY_REPORT set, appends them to
 // that file.
-func (s *sweepTally) report(t *testing.T) {
+func (s *sweepTally) report(t *testing.T, lanes int) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	var b strings.Builder
-	fmt.Fprintf(&b, "reliability sweep: runs %d, seed %d: %d/%d cases passed in %s (slowest case %s; %d job attempts failed and were retried)\n",
-		s.runs, s.seed, s.passed, s.total, time.Since(s.start).Round(time.Second), s.slowest.Round(time.Millisecond), s.failedAt)
-	for _, m := range []map[string][2]int{s.byFault, s.byPhase} {
-		keys := make([]string, 0, len(m))
-		for k := range m {
+	fmt.Fprintf(&b, "reliability sweep (%s %s/%s, %d CPUs, race detector %s): runs %d, seed %d, %d cases at once\n",
+		runtime.Version(), runtime.GOOS, runtime.GOARCH, runtime.NumCPU(), map[bool]string{true: "on", false: "off"}[raceDetector], s.runs, s.seed, lanes)
+	fmt.Fprintf(&b, "  %d/%d cases passed in %s (slowest case %s); %d job attempts failed and were retried\n",
+		s.passed, s.total, time.Since(s.start).Round(time.Second), s.slowest.Round(time.Millisecond), s.failedAt)
+	for _, m := range []struct {
+		title string
+		rows  map[string][2]int
+	}{{"by fault", s.byFault}, {"by flow/phase", s.byPhase}} {
+		keys := make([]string, 0, len(m.rows))
+		for k := range m.rows {
 			keys = append(keys, k)
 		}
 		sort.Strings(keys)
+		fmt.Fprintf(&b, "  %s:\n", m.title)
 		for _, k := range keys {
-			fmt.Fprintf(&b, "  %-28s %4d run, %4d passed\n", k, m[k][0], m[k][1])
+			fmt.Fprintf(&b, "    %-28s %4d run, %4d passed\n", k, m.rows[k][0], m.rows[k][1])
 		}
 	}
 	t.Log(b.String())

@@ -1,0 +1,6 @@
+//go:build race
+
+package worker
+
+// raceDetector tells the sweep's report that the race detector is on.
+const raceDetector = true
