@@ -78,12 +78,11 @@ func TestNarratorCannotAct(t *testing.T) {
 	}
 }
 
-// TestHostileRepositoryOnServer serves a repository whose Taskfile.yml
-// (the file the patch changes) is a symbolic link to a file outside it and
-// whose workflow names ../../etc/passwd: the diagnosis quotes nothing from
-// outside, no write to GitHub carries a path that leaves the repository or
-// turns the link into a file, and the delivery ends in a visible state.
-func TestHostileRepositoryOnServer(t *testing.T) {
+// hostileRepoScenario cuts the sweep's scenario and makes its repository
+// hostile: Taskfile.yml (the file the patch changes) a symbolic link to a
+// file outside it, and a workflow job naming ../../etc/passwd.
+func hostileRepoScenario(t *testing.T) string {
+	t.Helper()
 	dir := cutScenario(t, sweepSource, sweepKeepRuns)
 	outside := filepath.Join(t.TempDir(), "Taskfile.yml")
 	if err := os.WriteFile(outside, []byte("version: '3'\ntasks:\n  test:\n    cmds:\n      - echo OUTSIDE-7f3a\n"), 0o644); err != nil {
@@ -105,7 +104,15 @@ func TestHostileRepositoryOnServer(t *testing.T) {
 	if err := os.WriteFile(wf, data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	r := newRig(t, storetest.Backends()[0], dir)
+	return dir
+}
+
+// TestHostileRepositoryOnServer serves the hostile repository: the
+// diagnosis quotes nothing from outside it, no write to GitHub carries a
+// path that leaves the repository or turns the link into a file, and the
+// delivery ends in a visible state.
+func TestHostileRepositoryOnServer(t *testing.T) {
+	r := newRig(t, storetest.Backends()[0], hostileRepoScenario(t))
 	ctx := testCtx(t)
 	a := r.deliver(t, r.sc.TriggerRunID)
 	if err := r.w.diagnose(ctx, a); err != nil {
@@ -126,6 +133,18 @@ func TestHostileRepositoryOnServer(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	r.checkTreeWrites(t)
+	d, err := r.st.GetDelivery(ctx, a.DeliveryGUID)
+	if err != nil || d.State != "done" && (d.State != "failed" || d.Error == "") {
+		t.Errorf("delivery %s %q (%v)", d.State, d.Error, err)
+	}
+	t.Logf("patch %v; delivery %s %q; %d fix pull requests", doc.Patch != nil, d.State, d.Error, len(r.botPulls()))
+}
+
+// checkTreeWrites fails on a tree written to GitHub with a path outside
+// the repository, or one that writes Taskfile.yml (a link) as a file.
+func (r *rig) checkTreeWrites(t *testing.T) {
+	t.Helper()
 	for _, w := range r.sim.Writes() {
 		if !strings.HasSuffix(w.Path, "/git/trees") {
 			continue
@@ -145,9 +164,4 @@ func TestHostileRepositoryOnServer(t *testing.T) {
 			}
 		}
 	}
-	d, err := r.st.GetDelivery(ctx, a.DeliveryGUID)
-	if err != nil || d.State != "done" && (d.State != "failed" || d.Error == "") {
-		t.Errorf("delivery %s %q (%v)", d.State, d.Error, err)
-	}
-	t.Logf("patch %v; delivery %s %q; %d fix pull requests", doc.Patch != nil, d.State, d.Error, len(r.botPulls()))
 }

@@ -169,6 +169,8 @@ func (a *sweepApp) startWorker(t testing.TB, publish bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// The same workers Register adds, each wrapped to label its calls; a
+	// kind added to Register and not here fails the sweep's clean run.
 	workers := river.NewWorkers()
 	addPhased(workers, a.tr, "diagnose", &diagnoseWorker{w: w})
 	addPhased(workers, a.tr, "publish", &publishWorker{w: w})
