@@ -49,17 +49,15 @@ const (
 // GitHub simulator, with every log line captured and every GitHub API call
 // labelled with the job kind (the phase) that made it.
 type sweepApp struct {
-	sim    *githubtest.Server
-	st     store.Store
-	path   string // the SQLite file
-	sc     *scenario.Scenario
-	repo   string
-	logs   *logBuffer
-	log    zerolog.Logger
-	hook   *httptest.Server
-	tr     *tracer
-	worker *Worker
-	starts int // workers started: 1 + restarts
+	sim  *githubtest.Server
+	st   store.Store
+	path string // the SQLite file
+	sc   *scenario.Scenario
+	repo string
+	logs *logBuffer
+	log  zerolog.Logger
+	hook *httptest.Server
+	tr   *tracer
 }
 
 // sweepBase is what every case of a sweep shares: a migrated SQLite
@@ -185,7 +183,6 @@ func (a *sweepApp) startWorker(t testing.TB, publish bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a.starts++
 }
 
 // quickRetry retries a failed job after 100 ms, doubling with each error up
