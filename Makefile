@@ -24,10 +24,12 @@ build: ## build bin/polylane, version and commit stamped in
 test: ## run every test with the race detector
 	$(GO) test -race ./...
 
-lint: ## gofmt check, go vet, staticcheck
+lint: ## gofmt check, go mod tidy check, go vet, staticcheck
 	@unformatted="$$(gofmt -l $(GOFILES))"; \
 	if [ -n "$$unformatted" ]; then echo "gofmt needed on:"; echo "$$unformatted"; exit 1; fi
+	$(GO) mod tidy -diff
 	$(GO) vet ./...
+	$(GO) vet -tags browser ./...
 	$(GO) run honnef.co/go/tools/cmd/staticcheck@$(STATICCHECK_VERSION) ./...
 
 cover: ## tests with a coverage profile (coverage.out) and its total
