@@ -4,8 +4,10 @@
 // Concurrency: all writes, Polylane's and River's, go through one connection
 // whose transactions begin IMMEDIATE, so writers queue inside the process
 // instead of failing with "database is locked"; reads use a separate pool of
-// query-only connections, which WAL mode lets run beside the writer. A busy
-// timeout covers a second process (such as "polylane migrate") on the same file.
+// query-only connections, which WAL mode lets run beside the writer. The
+// writer does not checkpoint the write-ahead log; a goroutine of the store
+// does, on a connection of its own (see checkpointer). A busy timeout covers
+// a second process (such as "polylane migrate") on the same file.
 package sqlite
 
 import (
@@ -42,6 +44,9 @@ type Options struct {
 	Now func() time.Time
 	// ReadConns is the size of the read pool (0: 4).
 	ReadConns int
+	// CheckpointInterval is how often a background checkpoint copies the
+	// write-ahead log into the database file (0: DefaultCheckpointInterval).
+	CheckpointInterval time.Duration
 }
 
 // Store is the SQLite implementation of store.Store.
@@ -53,6 +58,7 @@ type Store struct {
 	reader *sql.DB
 	queue  *sqlstore.Queue[*sql.Tx]
 	locks  sqlstore.KeyLocks
+	ckpt   *checkpointer
 }
 
 var _ store.Store = (*Store)(nil)
@@ -93,7 +99,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := CheckPath(opts.Path); err != nil {
 		return nil, err
 	}
-	writer, err := sql.Open("sqlite", dsn(opts.Path, "journal_mode(WAL)", "synchronous(NORMAL)")+"&_txlock=immediate")
+	writer, err := sql.Open("sqlite", dsn(opts.Path, "journal_mode(WAL)", "synchronous(NORMAL)", "wal_autocheckpoint(0)")+"&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open SQLite %s: %w", opts.Path, err)
 	}
@@ -119,7 +125,13 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, err
 	}
-	s := &Store{path: opts.Path, writer: writer, reader: reader, queue: queue}
+	ckpt, err := startCheckpointer(opts.Path, writer, opts.CheckpointInterval, opts.Logger)
+	if err != nil {
+		reader.Close()
+		writer.Close()
+		return nil, fmt.Errorf("open SQLite %s for checkpoints: %w", opts.Path, err)
+	}
+	s := &Store{path: opts.Path, writer: writer, reader: reader, queue: queue, ckpt: ckpt}
 	s.Records = sqlstore.NewRecords(txRunner{s}, opts.Now)
 	s.Lifecycle = sqlstore.NewLifecycle(s.Records, queue, migrations.SQLite)
 	return s, nil
@@ -152,5 +164,5 @@ func (s *Store) Migrate(ctx context.Context) (store.MigrationReport, error) {
 // database.
 func (s *Store) Close() error {
 	qerr := s.CloseQueue()
-	return errors.Join(qerr, s.reader.Close(), s.writer.Close())
+	return errors.Join(qerr, s.ckpt.close(), s.reader.Close(), s.writer.Close())
 }

@@ -117,6 +117,8 @@ func TestPragmas(t *testing.T) {
 		{"journal_mode", "wal"},
 		{"foreign_keys", "1"},
 		{"busy_timeout", "10000"},
+		{"synchronous", "1"},        // NORMAL
+		{"wal_autocheckpoint", "0"}, // the store's own goroutine checkpoints
 	}
 	for _, tc := range tests {
 		var got string
@@ -151,5 +153,42 @@ func TestCheckPath(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(dir, "missing")); !os.IsNotExist(err) {
 		t.Fatalf("Open created a directory: %v", err)
+	}
+}
+
+// TestWALIsCheckpointedInTheBackground writes about 48 MB through the
+// writer, whose automatic checkpoint is off, and checks that the store's
+// background checkpoints keep the write-ahead log from growing with it:
+// without them the log would hold every page written.
+func TestWALIsCheckpointedInTheBackground(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "wal.db")
+	s, err := sqlite.Open(context.Background(), sqlite.Options{Path: path, CheckpointInterval: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	ctx := context.Background()
+	db := s.DB()
+	if _, err := db.ExecContext(ctx, `CREATE TABLE blobs (id INTEGER PRIMARY KEY, b BLOB)`); err != nil {
+		t.Fatal(err)
+	}
+	chunk := make([]byte, 64<<10)
+	var largest int64
+	for i := range 768 {
+		chunk[0] = byte(i)
+		// Rows are replaced, so the database itself stays small.
+		if _, err := db.ExecContext(ctx, `INSERT OR REPLACE INTO blobs (id, b) VALUES (?, ?)`, i%16, chunk); err != nil {
+			t.Fatal(err)
+		}
+		if i%16 == 15 {
+			time.Sleep(10 * time.Millisecond) // time for a checkpoint, as between bursts
+		}
+		if info, err := os.Stat(path + "-wal"); err == nil {
+			largest = max(largest, info.Size())
+		}
+	}
+	t.Logf("largest write-ahead log: %.1f MB after 48 MB written", float64(largest)/(1<<20))
+	if largest > 16<<20 {
+		t.Fatalf("the write-ahead log grew to %d bytes: it is not checkpointed", largest)
 	}
 }
