@@ -20,61 +20,105 @@ const commitTimeout = 10 * time.Second
 // groupCommit records deliveries in shared transactions: while one
 // transaction commits, arriving deliveries queue, and the next transaction
 // takes all of them at once. Each caller is answered only after the
-// transaction that holds its delivery has committed. It starts no
-// goroutine: a waiting caller becomes the committer when a slot is free
-// (the leader/follower pattern), so the request goroutines net/http owns do
-// the work.
+// transaction that holds its delivery has committed.
+//
+// It starts no goroutine: the request goroutines net/http owns do the work.
+// There are as many commit tokens as committers. An arriving caller takes a
+// free token, or else waits. A token's holder commits the oldest queued
+// deliveries and then hands the token to the oldest waiter it has not yet
+// handed one to, or frees it when nobody waits. Each waiter is woken once,
+// when its delivery is committed or when it is handed a token: a broadcast
+// to every waiter after each commit (the first design) woke hundreds of
+// goroutines per transaction at 200 concurrent deliveries, and their
+// scheduling delays showed in the answer times.
 type groupCommit struct {
 	st         Store
-	committers int // transactions in flight at once
+	committers int // tokens: transactions in flight at once
 
 	mu      sync.Mutex
-	cond    *sync.Cond
 	queue   []*pendingDelivery
-	running int
+	running int // tokens held
 }
 
 // pendingDelivery is one caller's delivery and, once committed, its result.
 type pendingDelivery struct {
 	item      store.DeliveryJob
-	done      bool
+	done      chan struct{} // closed when committed; the results below are set
+	lead      chan struct{} // receives a token (buffered: the sender never waits)
+	asked     bool          // handed a token (guarded by groupCommit.mu)
 	duplicate bool
 	err       error
 }
 
 func newGroupCommit(st Store, committers int) *groupCommit {
-	g := &groupCommit{st: st, committers: max(committers, 1)}
-	g.cond = sync.NewCond(&g.mu)
-	return g
+	return &groupCommit{st: st, committers: max(committers, 1)}
 }
 
 // record stores a delivery and its job as RecordDelivery does, sharing the
 // transaction with the deliveries that arrive meanwhile.
 func (g *groupCommit) record(ctx context.Context, d store.Delivery, args river.JobArgs, opts *river.InsertOpts) (bool, error) {
-	p := &pendingDelivery{item: store.DeliveryJob{Delivery: d, Args: args, Opts: opts}}
+	p := &pendingDelivery{item: store.DeliveryJob{Delivery: d, Args: args, Opts: opts},
+		done: make(chan struct{}), lead: make(chan struct{}, 1)}
 	g.mu.Lock()
 	g.queue = append(g.queue, p)
-	for !p.done {
-		if g.running >= g.committers || len(g.queue) == 0 {
-			g.cond.Wait()
-			continue
-		}
-		batch := g.queue[:min(len(g.queue), maxGroup)]
-		g.queue = append([]*pendingDelivery(nil), g.queue[len(batch):]...)
+	token := g.running < g.committers
+	if token {
 		g.running++
-		g.mu.Unlock()
-		g.commit(ctx, batch)
-		g.mu.Lock()
-		g.running--
-		g.cond.Broadcast()
 	}
 	g.mu.Unlock()
-	return p.duplicate, p.err
+	if token {
+		g.commitNext(ctx)
+	}
+	for {
+		select {
+		case <-p.lead:
+			g.commitNext(ctx)
+		case <-p.done:
+			// A token handed over before another holder took this delivery
+			// into its batch must still be used or passed on.
+			select {
+			case <-p.lead:
+				g.commitNext(ctx)
+			default:
+			}
+			return p.duplicate, p.err
+		}
+	}
+}
+
+// commitNext is run by a token's holder: it commits the oldest queued
+// deliveries, then passes the token on or frees it.
+func (g *groupCommit) commitNext(ctx context.Context) {
+	g.mu.Lock()
+	n := min(len(g.queue), maxGroup)
+	if n == 0 {
+		g.running--
+		g.mu.Unlock()
+		return
+	}
+	batch := g.queue[:n:n]
+	g.queue = append([]*pendingDelivery(nil), g.queue[n:]...)
+	g.mu.Unlock()
+
+	g.commit(ctx, batch)
+
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	for _, w := range g.queue {
+		if !w.asked {
+			w.asked = true
+			w.lead <- struct{}{}
+			return
+		}
+	}
+	// Nobody waits without a token already on its way: free this one.
+	g.running--
 }
 
 // commit records a batch in one transaction; when that fails (a bad item,
 // or one run attempt twice in the batch) each delivery is recorded alone,
-// so that one delivery's problem stays its own.
+// so that one delivery's problem stays its own. Every caller of the batch
+// is then woken.
 func (g *groupCommit) commit(ctx context.Context, batch []*pendingDelivery) {
 	ctx, cancel := context.WithTimeout(context.WithoutCancel(ctx), commitTimeout)
 	defer cancel()
@@ -96,9 +140,7 @@ func (g *groupCommit) commit(ctx context.Context, batch []*pendingDelivery) {
 			p.duplicate = dups[i]
 		}
 	}
-	g.mu.Lock()
 	for _, p := range batch {
-		p.done = true
+		close(p.done)
 	}
-	g.mu.Unlock()
 }
