@@ -4,6 +4,7 @@ import (
 	"context"
 	"database/sql"
 	"log/slog"
+	"sync"
 	"time"
 )
 
@@ -42,6 +43,7 @@ type checkpointer struct {
 	log      *slog.Logger
 	stop     chan struct{}
 	done     chan struct{}
+	once     sync.Once
 }
 
 func startCheckpointer(path string, writer *sql.DB, interval time.Duration, log *slog.Logger) (*checkpointer, error) {
@@ -116,9 +118,10 @@ func checkpoint(ctx context.Context, db queryRower) (int, error) {
 	return logFrames, err
 }
 
-// close stops the goroutine and closes its connection.
+// close stops the goroutine and closes its connection; closing again does
+// nothing, as Store.Close may be called twice.
 func (c *checkpointer) close() error {
-	close(c.stop)
+	c.once.Do(func() { close(c.stop) })
 	<-c.done
 	return c.db.Close()
 }

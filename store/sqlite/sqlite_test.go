@@ -192,3 +192,18 @@ func TestWALIsCheckpointedInTheBackground(t *testing.T) {
 		t.Fatalf("the write-ahead log grew to %d bytes: it is not checkpointed", largest)
 	}
 }
+
+// TestCloseTwice: closing a store again is harmless, as database/sql's
+// Close is.
+func TestCloseTwice(t *testing.T) {
+	s, err := sqlite.Open(context.Background(), sqlite.Options{Path: filepath.Join(t.TempDir(), "twice.db")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Close(); err != nil {
+		t.Fatalf("second close: %v", err)
+	}
+}
