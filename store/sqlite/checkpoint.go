@@ -24,10 +24,10 @@ const restartFrames = 1000
 // past 1,000 pages, and every other writer waits for it. A checkpoint on a
 // connection of its own waits for nobody and blocks nobody, but under a
 // steady stream of commits it never catches up, so the log is never started
-// again: it grows without bound, and on ext4 (data=ordered) each fsync of
-// the database file then also flushes the log's freshly allocated blocks,
-// which stalled commits for 100–170 ms at 2,000 webhook deliveries a second
-// on the project's 2-core machine (docs/performance.md).
+// again: it grew to 130 MB in two seconds at 2,000 webhook deliveries a
+// second on the project's 2-core machine, and the 100–170 ms stalls came
+// back (why the growing log stalls commits was not established; see
+// docs/performance.md).
 //
 // So the writer's automatic checkpoint is off, and at each tick this
 // goroutine copies what it can on its own connection; when the log is past
