@@ -2,8 +2,10 @@ package sqlite_test
 
 import (
 	"context"
+	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -205,5 +207,45 @@ func TestCloseTwice(t *testing.T) {
 	}
 	if err := s.Close(); err != nil {
 		t.Fatalf("second close: %v", err)
+	}
+}
+
+// TestPayloadsAreStoredCompressed looks at the rows themselves: a
+// GitHub-sized payload takes a fraction of its size in the file, and a row
+// written before payloads were compressed (the JSON as received) still
+// reads back.
+func TestPayloadsAreStoredCompressed(t *testing.T) {
+	s := newStoreAt(t, filepath.Join(t.TempDir(), "p.db"))
+	ctx := context.Background()
+	var b strings.Builder
+	for i := 0; b.Len() < 25_000; i++ {
+		fmt.Fprintf(&b, `"https://api.github.com/repos/acme/widget/actions/runs/%d",`, 19894337324+i)
+	}
+	payload := []byte(`{"urls":[` + b.String() + `""]}`)
+	if _, err := s.RecordDelivery(ctx, store.Delivery{GUID: "one", Event: "push", Payload: payload}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := s.RecordDeliveries(ctx, []store.DeliveryJob{{Delivery: store.Delivery{GUID: "two", Event: "push", Payload: payload}}}); err != nil {
+		t.Fatal(err)
+	}
+	for _, guid := range []string{"one", "two"} {
+		var n int
+		if err := s.DB().QueryRowContext(ctx, `SELECT length(payload) FROM webhook_deliveries WHERE guid = ?`, guid).Scan(&n); err != nil {
+			t.Fatal(err)
+		}
+		if n > len(payload)/4 {
+			t.Errorf("%s: the %d-byte payload takes %d bytes in its row", guid, len(payload), n)
+		}
+	}
+	if _, err := s.DB().ExecContext(ctx, `INSERT INTO webhook_deliveries (guid, event, received_at, payload, state, updated_at)
+VALUES ('legacy', 'push', 0, ?, 'done', 0)`, payload); err != nil {
+		t.Fatal(err)
+	}
+	got, err := s.GetDelivery(ctx, "legacy")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(got.Payload) != string(payload) {
+		t.Fatalf("a raw row read back as %d bytes, want the %d written", len(got.Payload), len(payload))
 	}
 }

@@ -19,6 +19,10 @@ import (
 // txRunner gives the shared record code its transactions.
 type txRunner struct{ s *Store }
 
+// InProcess says that statements cost no round trip and that connections
+// keep compiled statements (stmtcache.go).
+func (txRunner) InProcess() bool { return true }
+
 // Read runs fn in a transaction on the read pool.
 func (r txRunner) Read(ctx context.Context, fn func(sqlstore.Tx) error) error {
 	return r.s.run(ctx, r.s.reader, fn)

@@ -3,6 +3,8 @@ package storetest
 import (
 	"bytes"
 	"errors"
+	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/riverqueue/river"
@@ -133,5 +135,49 @@ func testTransactionalEnqueue(t *testing.T, s store.Store) {
 	must(t, err)
 	if st.Depth() != 2 || st.Running {
 		t.Fatalf("queue stats after Enqueue = %+v, want depth 2 and not running", st)
+	}
+}
+
+// testDeliveryPayloads stores payloads of every shape (the store may keep
+// them compressed) through both write paths and reads each back as it was
+// given.
+func testDeliveryPayloads(t *testing.T, s store.Store) {
+	ctx := ctxFor(t)
+	var big strings.Builder
+	big.WriteString(`{"workflow_run":{"jobs":[`)
+	for i := 0; big.Len() < 30_000; i++ {
+		fmt.Fprintf(&big, `{"url":"https://api.github.com/repos/acme/widget/actions/jobs/%d","n":%d},`, 5_000_000+i, i)
+	}
+	big.WriteString(`{}]}}`)
+	noise := make([]byte, 5000)
+	for i := range noise {
+		noise[i] = byte(i*7919 + i/13)
+	}
+	payloads := [][]byte{
+		{},
+		[]byte(`{}`),
+		[]byte(big.String()),
+		noise,
+		append([]byte("\x00S2"), big.String()...),
+		[]byte("\x00S2"),
+	}
+	var batch []store.DeliveryJob
+	for i, p := range payloads {
+		d := store.Delivery{GUID: fmt.Sprintf("single-%d", i), Event: "push", Payload: p}
+		_, err := s.RecordDelivery(ctx, d, nil, nil)
+		must(t, err)
+		d.GUID = fmt.Sprintf("batch-%d", i)
+		batch = append(batch, store.DeliveryJob{Delivery: d})
+	}
+	_, err := s.RecordDeliveries(ctx, batch)
+	must(t, err)
+	for i, p := range payloads {
+		for _, guid := range []string{fmt.Sprintf("single-%d", i), fmt.Sprintf("batch-%d", i)} {
+			got, err := s.GetDelivery(ctx, guid)
+			must(t, err)
+			if !bytes.Equal(got.Payload, p) {
+				t.Errorf("%s: read back %d bytes that differ from the %d recorded", guid, len(got.Payload), len(p))
+			}
+		}
 	}
 }

@@ -29,6 +29,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Installations", testInstallations},
 		{"Repositories", testRepositories},
 		{"Deliveries", testDeliveries},
+		{"DeliveryPayloads", testDeliveryPayloads},
 		{"TransactionalEnqueue", testTransactionalEnqueue},
 		{"Runs", testRuns},
 		{"RunHistoryPagination", testRunHistoryPagination},

@@ -40,22 +40,23 @@ func prepareDelivery(d *store.Delivery, now time.Time) error {
 	return nil
 }
 
-// insertDelivery inserts a delivery row; inserted is false for a GUID that
-// is already stored.
-func insertDelivery(ctx context.Context, tx Tx, d store.Delivery, now time.Time) (inserted bool, err error) {
+// insertDelivery inserts a delivery row with its payload in stored form
+// (encodePayload); inserted is false for a GUID that is already stored.
+func insertDelivery(ctx context.Context, tx Tx, d store.Delivery, stored []byte, now time.Time) (inserted bool, err error) {
 	n, err := tx.Exec(ctx, `
 INSERT INTO webhook_deliveries
     (guid, event, action, installation_id, repository_id, received_at, payload, state, error, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 ON CONFLICT (guid) DO NOTHING`,
-		d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), d.Payload, d.State, d.Error, now)
+		d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), stored, d.State, d.Error, now)
 	return n > 0, err
 }
 
 // insertDeliveries inserts delivery rows with one statement and returns,
 // for each, whether it was inserted (false: its GUID was stored already, or
-// repeats an earlier one of the batch).
-func insertDeliveries(ctx context.Context, tx Tx, ds []store.Delivery, now time.Time) ([]bool, error) {
+// repeats an earlier one of the batch). stored holds each payload in its
+// stored form (encodePayload).
+func insertDeliveries(ctx context.Context, tx Tx, ds []store.Delivery, stored [][]byte, now time.Time) ([]bool, error) {
 	var b strings.Builder
 	b.WriteString(`INSERT INTO webhook_deliveries
     (guid, event, action, installation_id, repository_id, received_at, payload, state, error, updated_at) VALUES `)
@@ -72,7 +73,7 @@ func insertDeliveries(ctx context.Context, tx Tx, ds []store.Delivery, now time.
 			b.WriteString("$" + strconv.Itoa(i*10+c+1))
 		}
 		b.WriteString(")")
-		args = append(args, d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), d.Payload,
+		args = append(args, d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), stored[i],
 			d.State, d.Error, now)
 	}
 	b.WriteString(" ON CONFLICT (guid) DO NOTHING RETURNING guid")
@@ -114,9 +115,10 @@ func (s *Records) RecordDelivery(ctx context.Context, d store.Delivery, args riv
 	if err := prepareDelivery(&d, now); err != nil {
 		return false, err
 	}
+	stored := encodePayload(d.Payload)
 	duplicate := false
 	err := s.db.Write(ctx, func(tx Tx) error {
-		inserted, err := insertDelivery(ctx, tx, d, now)
+		inserted, err := insertDelivery(ctx, tx, d, stored, now)
 		if err != nil {
 			return err
 		}
@@ -146,18 +148,29 @@ func (s *Records) RecordDelivery(ctx context.Context, d store.Delivery, args riv
 // the jobs with one insert statement.
 func (s *Records) RecordDeliveries(ctx context.Context, batch []store.DeliveryJob) ([]bool, error) {
 	now := s.clock()
+	ds := make([]store.Delivery, len(batch))
+	stored := make([][]byte, len(batch))
 	for i := range batch {
 		if err := prepareDelivery(&batch[i].Delivery, now); err != nil {
 			return nil, err
 		}
+		// Compressed before the transaction: on SQLite the writer is single.
+		ds[i], stored[i] = batch[i].Delivery, encodePayload(batch[i].Delivery.Payload)
 	}
 	duplicates := make([]bool, len(batch))
 	err := s.db.Write(ctx, func(tx Tx) error {
-		ds := make([]store.Delivery, len(batch))
-		for i, item := range batch {
-			ds[i] = item.Delivery
+		var inserted []bool
+		var err error
+		if inProcess(s.db) {
+			inserted = make([]bool, len(ds))
+			for i, d := range ds {
+				if inserted[i], err = insertDelivery(ctx, tx, d, stored[i], now); err != nil {
+					break
+				}
+			}
+		} else {
+			inserted, err = insertDeliveries(ctx, tx, ds, stored, now)
 		}
-		inserted, err := insertDeliveries(ctx, tx, ds, now)
 		if err != nil {
 			return err
 		}
@@ -202,6 +215,9 @@ FROM webhook_deliveries WHERE guid = $1`, guid).Scan(
 			&d.GUID, &d.Event, &d.Action, &d.InstallationID, &d.RepositoryID, at(&d.ReceivedAt),
 			&d.Payload, &d.State, &d.Error, at(&d.UpdatedAt))
 	})
+	if err == nil {
+		d.Payload, err = decodePayload(d.Payload)
+	}
 	if err != nil {
 		return store.Delivery{}, fmt.Errorf("get delivery %s: %w", guid, err)
 	}

@@ -52,6 +52,21 @@ type DB interface {
 	Write(ctx context.Context, fn func(Tx) error) error
 }
 
+// InProcess is implemented by a DB whose statements cost no round trip
+// (SQLite, in the process) and whose connections keep compiled statements:
+// a batch is cheaper written one row per statement, with a statement
+// compiled once, than with a multi-row statement compiled for each batch
+// size. (SQLite also looks each numbered parameter up by a linear scan when
+// binding, so a statement of n parameters binds in O(n²).)
+type InProcess interface {
+	InProcess() bool
+}
+
+func inProcess(db DB) bool {
+	p, ok := db.(InProcess)
+	return ok && p.InProcess()
+}
+
 // Records implements the record methods of store.Store on a DB.
 type Records struct {
 	db  DB
