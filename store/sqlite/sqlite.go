@@ -99,7 +99,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 	if err := CheckPath(opts.Path); err != nil {
 		return nil, err
 	}
-	writer, err := sql.Open("sqlite", dsn(opts.Path, "journal_mode(WAL)", "synchronous(NORMAL)", "wal_autocheckpoint(0)")+"&_txlock=immediate")
+	writer, err := openDB(dsn(opts.Path, "journal_mode(WAL)", "synchronous(NORMAL)", "wal_autocheckpoint(0)") + "&_txlock=immediate")
 	if err != nil {
 		return nil, fmt.Errorf("open SQLite %s: %w", opts.Path, err)
 	}
@@ -109,7 +109,7 @@ func Open(ctx context.Context, opts Options) (*Store, error) {
 		writer.Close()
 		return nil, fmt.Errorf("open SQLite %s: %w", opts.Path, err)
 	}
-	reader, err := sql.Open("sqlite", dsn(opts.Path, "query_only(1)"))
+	reader, err := openDB(dsn(opts.Path, "query_only(1)"))
 	if err != nil {
 		writer.Close()
 		return nil, fmt.Errorf("open SQLite %s for reading: %w", opts.Path, err)
