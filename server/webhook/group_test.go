@@ -23,6 +23,7 @@ type countingStore struct {
 	inFlight atomic.Int32
 	most     atomic.Int32
 	batches  atomic.Int32
+	singles  atomic.Int32
 	failGUID string // a batch holding it fails, and so does its single record
 }
 
@@ -58,6 +59,7 @@ func (s *countingStore) RecordDeliveries(_ context.Context, batch []store.Delive
 
 func (s *countingStore) RecordDelivery(_ context.Context, d store.Delivery, _ river.JobArgs, _ *river.InsertOpts) (bool, error) {
 	defer s.enter()()
+	s.singles.Add(1)
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	if d.GUID == s.failGUID {
@@ -68,14 +70,15 @@ func (s *countingStore) RecordDelivery(_ context.Context, d store.Delivery, _ ri
 }
 
 // TestGroupCommit sends 600 deliveries at once (every tenth twice) through
-// one and three committers: each caller gets its own result, every delivery
-// is recorded once, deliveries share transactions, no more transactions run
-// at once than there are committers, and one refused delivery fails alone.
+// one and three committers, each counted as arriving first: each caller
+// gets its own result, every delivery is recorded once, deliveries share
+// transactions, no more transactions run at once than there are
+// committers, and one refused delivery fails alone.
 func TestGroupCommit(t *testing.T) {
 	for _, committers := range []int{1, 3} {
 		t.Run(fmt.Sprintf("committers=%d", committers), func(t *testing.T) {
 			st := &countingStore{seen: map[string]int{}, failGUID: "d-77"}
-			g := newGroupCommit(st, committers)
+			g := newGroupCommit(st, committers, 0)
 			const n = 600
 			dup := make([]bool, n+n/10)
 			errs := make([]error, n+n/10)
@@ -85,8 +88,9 @@ func TestGroupCommit(t *testing.T) {
 				if i >= n {
 					guid = fmt.Sprintf("d-%d", (i-n)*10)
 				}
+				a := g.arrive()
 				wg.Go(func() {
-					dup[i], errs[i] = g.record(context.Background(), store.Delivery{GUID: guid}, nil, nil)
+					dup[i], errs[i] = g.record(context.Background(), store.Delivery{GUID: guid}, nil, nil, a)
 				})
 			}
 			done := make(chan struct{})
@@ -124,10 +128,98 @@ func TestGroupCommit(t *testing.T) {
 			}
 			g.mu.Lock()
 			defer g.mu.Unlock()
-			if g.running != 0 || len(g.queue) != 0 {
-				t.Errorf("after the burst: %d tokens held, %d queued", g.running, len(g.queue))
+			if g.running != 0 || len(g.queue) != 0 || g.arriving.Load() != 0 {
+				t.Errorf("after the burst: %d tokens held, %d queued, %d arriving", g.running, len(g.queue), g.arriving.Load())
 			}
 			t.Logf("%d batch transactions, at most %d at once", st.batches.Load(), st.most.Load())
 		})
 	}
+}
+
+// TestGroupCommitGathers: a transaction waits for the deliveries of
+// requests still arriving, and only for them, within the window.
+func TestGroupCommitGathers(t *testing.T) {
+	ctx := context.Background()
+	record := func(g *groupCommit, guid string, a *arrival) error {
+		_, err := g.record(ctx, store.Delivery{GUID: guid}, nil, nil, a)
+		return err
+	}
+	t.Run("a trickle goes in one transaction", func(t *testing.T) {
+		st := &countingStore{seen: map[string]int{}}
+		g := newGroupCommit(st, 1, 10*time.Second)
+		start := time.Now()
+		var wg sync.WaitGroup
+		for i := range 5 {
+			a := g.arrive()
+			wg.Go(func() {
+				time.Sleep(time.Duration(i) * 3 * time.Millisecond)
+				if err := record(g, fmt.Sprint("t-", i), a); err != nil {
+					t.Error(err)
+				}
+			})
+		}
+		wg.Wait()
+		if b, s := st.batches.Load(), st.singles.Load(); b != 1 || s != 0 {
+			t.Errorf("%d batch and %d single transactions, want the five deliveries in one", b, s)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("took %s: the wait did not end when the last delivery arrived", took)
+		}
+	})
+	t.Run("no other request: no wait", func(t *testing.T) {
+		st := &countingStore{seen: map[string]int{}}
+		g := newGroupCommit(st, 1, 10*time.Second)
+		start := time.Now()
+		if err := record(g, "alone", g.arrive()); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("a lone delivery took %s", took)
+		}
+	})
+	t.Run("a request answered without a delivery ends the wait", func(t *testing.T) {
+		st := &countingStore{seen: map[string]int{}}
+		g := newGroupCommit(st, 1, 10*time.Second)
+		other := g.arrive()
+		go func() {
+			time.Sleep(20 * time.Millisecond)
+			other.leave()
+			other.leave() // twice: counted once
+		}()
+		start := time.Now()
+		if err := record(g, "one", g.arrive()); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took > 5*time.Second {
+			t.Errorf("took %s", took)
+		}
+		if n := g.arriving.Load(); n != 0 {
+			t.Errorf("%d still counted as arriving", n)
+		}
+	})
+	t.Run("the window bounds the wait", func(t *testing.T) {
+		st := &countingStore{seen: map[string]int{}}
+		g := newGroupCommit(st, 1, 30*time.Millisecond)
+		stuck := g.arrive() // never queues
+		defer stuck.leave()
+		start := time.Now()
+		if err := record(g, "one", g.arrive()); err != nil {
+			t.Fatal(err)
+		}
+		if took := time.Since(start); took < 30*time.Millisecond || took > 5*time.Second {
+			t.Errorf("took %s with a 30 ms window", took)
+		}
+	})
+	t.Run("negative window: no wait", func(t *testing.T) {
+		st := &countingStore{seen: map[string]int{}}
+		g := newGroupCommit(st, 1, -1)
+		stuck := g.arrive()
+		defer stuck.leave()
+		if err := record(g, "one", g.arrive()); err != nil {
+			t.Fatal(err)
+		}
+		if g.gather != 0 {
+			t.Errorf("gather = %s, want off", g.gather)
+		}
+	})
 }

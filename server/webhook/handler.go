@@ -57,11 +57,20 @@ type Options struct {
 	// commit). 0 means 1, right for SQLite's single writer; PostgreSQL
 	// gains from a few.
 	Committers int
+	// GatherWindow bounds how long a transaction about to start waits for
+	// deliveries that other requests are still reading and verifying, so
+	// that a burst is recorded in a few transactions instead of a run of
+	// one-delivery ones (0: DefaultGatherWindow; negative: never wait).
+	// With no other request in flight a transaction starts at once.
+	GatherWindow time.Duration
 	// Handles are the logins people mention to give Polylane a command,
 	// without "@" (nil: "polylane"); the app's slug belongs here when it is
 	// not "polylane".
 	Handles []string
 }
+
+// DefaultGatherWindow is the default of Options.GatherWindow.
+const DefaultGatherWindow = time.Millisecond
 
 // DefaultFailingConclusions start a diagnosis unless configured otherwise.
 var DefaultFailingConclusions = []string{"failure", "timed_out"}
@@ -82,7 +91,8 @@ type Delivery struct {
 	Payload        []byte
 	ReceivedAt     time.Time
 
-	env envelope // the payload's fields the built-in events read, parsed once
+	env     envelope // the payload's fields the built-in events read, parsed once
+	arrival *arrival // the request's place among those the group commit expects
 }
 
 // Outcome is what an EventFunc decided about a delivery.
@@ -145,7 +155,7 @@ func New(opts Options) (*Handler, error) {
 		opts.Handles = []string{"polylane"}
 	}
 	h := &Handler{opts: opts, secret: []byte(opts.Secret), conclusion: map[string]bool{}, events: map[string]EventFunc{},
-		group: newGroupCommit(opts.Store, opts.Committers)}
+		group: newGroupCommit(opts.Store, opts.Committers, opts.GatherWindow)}
 	h.installed.now = opts.Now
 	h.fixes.now = opts.Now
 	for _, c := range opts.FailingConclusions {
@@ -173,6 +183,8 @@ func answer(w http.ResponseWriter, status int, text string) {
 
 // ServeHTTP verifies, records and answers one delivery.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	arrival := h.group.arrive()
+	defer arrival.leave()
 	body, status, msg := h.readBody(w, r)
 	if status != 0 {
 		answer(w, status, msg)
@@ -182,7 +194,8 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(w, http.StatusUnauthorized, "missing or invalid X-Hub-Signature-256")
 		return
 	}
-	d := &Delivery{GUID: r.Header.Get(HeaderDelivery), Event: r.Header.Get(HeaderEvent), ReceivedAt: h.opts.Now()}
+	d := &Delivery{GUID: r.Header.Get(HeaderDelivery), Event: r.Header.Get(HeaderEvent), ReceivedAt: h.opts.Now(),
+		arrival: arrival}
 	log := server.Logger(r.Context()).With().Str(server.LogKeyDeliveryID, d.GUID).Str("event", d.Event).Logger()
 	ctx := log.WithContext(r.Context())
 	if d.GUID == "" || d.Event == "" || len(d.GUID) > 100 || len(d.Event) > 100 {
@@ -327,7 +340,7 @@ func (h *Handler) dispatch(ctx context.Context, fn EventFunc, d *Delivery) (int,
 	}
 	rec := store.Delivery{GUID: d.GUID, Event: d.Event, Action: d.Action, InstallationID: d.InstallationID,
 		RepositoryID: d.RepositoryID, ReceivedAt: d.ReceivedAt, Payload: d.Payload, State: state}
-	duplicate, err := h.group.record(ctx, rec, out.Job, out.Opts)
+	duplicate, err := h.group.record(ctx, rec, out.Job, out.Opts, d.arrival)
 	if err != nil {
 		return 0, "", fmt.Errorf("record delivery: %w", err)
 	}
