@@ -54,9 +54,14 @@ type Delivery struct {
 	RepositoryID   int64 // 0 when the payload has none
 	ReceivedAt     time.Time
 	Payload        []byte // the body exactly as received
-	State          string // one of the Delivery* states; empty means DeliveryQueued
-	Error          string
-	UpdatedAt      time.Time
+	// Packed, when not nil, is PackPayload(Payload), made by the caller:
+	// the webhook packs on its request's goroutine so that the goroutine
+	// that commits a whole batch need not. It is never read back (GetDelivery
+	// fills Payload).
+	Packed    []byte
+	State     string // one of the Delivery* states; empty means DeliveryQueued
+	Error     string
+	UpdatedAt time.Time
 }
 
 // DeliveryJob is a delivery with the job it starts (Args nil: none), for

@@ -338,8 +338,11 @@ func (h *Handler) dispatch(ctx context.Context, fn EventFunc, d *Delivery) (int,
 			state = store.DeliveryQueued
 		}
 	}
+	// Packed here, on the request's goroutine: the goroutine that commits
+	// the batch would otherwise pack every payload of it, one by one.
 	rec := store.Delivery{GUID: d.GUID, Event: d.Event, Action: d.Action, InstallationID: d.InstallationID,
-		RepositoryID: d.RepositoryID, ReceivedAt: d.ReceivedAt, Payload: d.Payload, State: state}
+		RepositoryID: d.RepositoryID, ReceivedAt: d.ReceivedAt, Payload: d.Payload, Packed: store.PackPayload(d.Payload),
+		State: state}
 	duplicate, err := h.group.record(ctx, rec, out.Job, out.Opts, d.arrival)
 	if err != nil {
 		return 0, "", fmt.Errorf("record delivery: %w", err)

@@ -139,8 +139,8 @@ func testTransactionalEnqueue(t *testing.T, s store.Store) {
 }
 
 // testDeliveryPayloads stores payloads of every shape (the store may keep
-// them compressed) through both write paths and reads each back as it was
-// given.
+// them compressed) through both write paths, some packed by the caller, and
+// reads each back as it was given.
 func testDeliveryPayloads(t *testing.T, s store.Store) {
 	ctx := ctxFor(t)
 	var big strings.Builder
@@ -167,6 +167,9 @@ func testDeliveryPayloads(t *testing.T, s store.Store) {
 		_, err := s.RecordDelivery(ctx, d, nil, nil)
 		must(t, err)
 		d.GUID = fmt.Sprintf("batch-%d", i)
+		if i%2 == 0 {
+			d.Packed = store.PackPayload(p) // packed by the caller
+		}
 		batch = append(batch, store.DeliveryJob{Delivery: d})
 	}
 	_, err := s.RecordDeliveries(ctx, batch)

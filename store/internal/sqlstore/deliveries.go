@@ -37,26 +37,29 @@ func prepareDelivery(d *store.Delivery, now time.Time) error {
 	if d.Payload == nil {
 		d.Payload = []byte{}
 	}
+	if d.Packed == nil {
+		d.Packed = store.PackPayload(d.Payload)
+	}
 	return nil
 }
 
-// insertDelivery inserts a delivery row with its payload in stored form
-// (encodePayload); inserted is false for a GUID that is already stored.
-func insertDelivery(ctx context.Context, tx Tx, d store.Delivery, stored []byte, now time.Time) (inserted bool, err error) {
+// insertDelivery inserts a delivery row (prepared: its payload packed);
+// inserted is false for a GUID that is already stored.
+func insertDelivery(ctx context.Context, tx Tx, d store.Delivery, now time.Time) (inserted bool, err error) {
 	n, err := tx.Exec(ctx, `
 INSERT INTO webhook_deliveries
     (guid, event, action, installation_id, repository_id, received_at, payload, state, error, updated_at)
 VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
 ON CONFLICT (guid) DO NOTHING`,
-		d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), stored, d.State, d.Error, now)
+		d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), d.Packed, d.State, d.Error, now)
 	return n > 0, err
 }
 
 // insertDeliveries inserts delivery rows with one statement and returns,
 // for each, whether it was inserted (false: its GUID was stored already, or
-// repeats an earlier one of the batch). stored holds each payload in its
-// stored form (encodePayload).
-func insertDeliveries(ctx context.Context, tx Tx, ds []store.Delivery, stored [][]byte, now time.Time) ([]bool, error) {
+// repeats an earlier one of the batch). The deliveries are prepared (their
+// payloads packed).
+func insertDeliveries(ctx context.Context, tx Tx, ds []store.Delivery, now time.Time) ([]bool, error) {
 	var b strings.Builder
 	b.WriteString(`INSERT INTO webhook_deliveries
     (guid, event, action, installation_id, repository_id, received_at, payload, state, error, updated_at) VALUES `)
@@ -73,7 +76,7 @@ func insertDeliveries(ctx context.Context, tx Tx, ds []store.Delivery, stored []
 			b.WriteString("$" + strconv.Itoa(i*10+c+1))
 		}
 		b.WriteString(")")
-		args = append(args, d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), stored[i],
+		args = append(args, d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), d.Packed,
 			d.State, d.Error, now)
 	}
 	b.WriteString(" ON CONFLICT (guid) DO NOTHING RETURNING guid")
@@ -115,10 +118,9 @@ func (s *Records) RecordDelivery(ctx context.Context, d store.Delivery, args riv
 	if err := prepareDelivery(&d, now); err != nil {
 		return false, err
 	}
-	stored := encodePayload(d.Payload)
 	duplicate := false
 	err := s.db.Write(ctx, func(tx Tx) error {
-		inserted, err := insertDelivery(ctx, tx, d, stored, now)
+		inserted, err := insertDelivery(ctx, tx, d, now)
 		if err != nil {
 			return err
 		}
@@ -149,13 +151,12 @@ func (s *Records) RecordDelivery(ctx context.Context, d store.Delivery, args riv
 func (s *Records) RecordDeliveries(ctx context.Context, batch []store.DeliveryJob) ([]bool, error) {
 	now := s.clock()
 	ds := make([]store.Delivery, len(batch))
-	stored := make([][]byte, len(batch))
 	for i := range batch {
+		// Packed before the transaction: on SQLite the writer is single.
 		if err := prepareDelivery(&batch[i].Delivery, now); err != nil {
 			return nil, err
 		}
-		// Compressed before the transaction: on SQLite the writer is single.
-		ds[i], stored[i] = batch[i].Delivery, encodePayload(batch[i].Delivery.Payload)
+		ds[i] = batch[i].Delivery
 	}
 	duplicates := make([]bool, len(batch))
 	err := s.db.Write(ctx, func(tx Tx) error {
@@ -164,12 +165,12 @@ func (s *Records) RecordDeliveries(ctx context.Context, batch []store.DeliveryJo
 		if inProcess(s.db) {
 			inserted = make([]bool, len(ds))
 			for i, d := range ds {
-				if inserted[i], err = insertDelivery(ctx, tx, d, stored[i], now); err != nil {
+				if inserted[i], err = insertDelivery(ctx, tx, d, now); err != nil {
 					break
 				}
 			}
 		} else {
-			inserted, err = insertDeliveries(ctx, tx, ds, stored, now)
+			inserted, err = insertDeliveries(ctx, tx, ds, now)
 		}
 		if err != nil {
 			return err
@@ -216,7 +217,7 @@ FROM webhook_deliveries WHERE guid = $1`, guid).Scan(
 			&d.Payload, &d.State, &d.Error, at(&d.UpdatedAt))
 	})
 	if err == nil {
-		d.Payload, err = decodePayload(d.Payload)
+		d.Payload, err = store.UnpackPayload(d.Payload)
 	}
 	if err != nil {
 		return store.Delivery{}, fmt.Errorf("get delivery %s: %w", guid, err)

@@ -1,4 +1,4 @@
-package sqlstore
+package store
 
 import (
 	"bytes"
@@ -33,8 +33,8 @@ func TestPayloadRoundTrip(t *testing.T) {
 		"NUL first":            []byte("\x00{}"),
 	}
 	for name, p := range tests {
-		stored := encodePayload(p)
-		got, err := decodePayload(stored)
+		stored := PackPayload(p)
+		got, err := UnpackPayload(stored)
 		if err != nil {
 			t.Errorf("%s: %v", name, err)
 			continue
@@ -50,12 +50,12 @@ func TestPayloadRoundTrip(t *testing.T) {
 
 func TestPayloadIsCompressed(t *testing.T) {
 	p := githubLike(25_000)
-	if n := len(encodePayload(p)); n > len(p)/4 {
+	if n := len(PackPayload(p)); n > len(p)/4 {
 		t.Fatalf("a 25 kB GitHub-like payload is stored in %d bytes, want under a quarter", n)
 	}
 	random := make([]byte, 4096)
 	_, _ = rand.Read(random)
-	if stored := encodePayload(random); !bytes.Equal(stored, random) {
+	if stored := PackPayload(random); !bytes.Equal(stored, random) {
 		t.Fatalf("an incompressible payload is stored in %d bytes, not as itself", len(stored))
 	}
 }
@@ -64,21 +64,21 @@ func TestPayloadIsCompressed(t *testing.T) {
 // the JSON as received.
 func TestLegacyPayload(t *testing.T) {
 	p := githubLike(5000)
-	got, err := decodePayload(p)
+	got, err := UnpackPayload(p)
 	if err != nil || !bytes.Equal(got, p) {
 		t.Fatalf("a raw JSON row read back as %d bytes, %v", len(got), err)
 	}
 }
 
 func TestCorruptPayload(t *testing.T) {
-	stored := encodePayload(githubLike(25_000))
+	stored := PackPayload(githubLike(25_000))
 	for name, bad := range map[string][]byte{
 		"truncated":    stored[:len(stored)/2],
 		"marker only":  []byte(payloadMagic),
 		"huge length":  append([]byte(payloadMagic), 0xff, 0xff, 0xff, 0xff, 0x0f), // claims 4 GB
 		"garbage body": append([]byte(payloadMagic), 0x10, 0xff, 0xff, 0xff, 0xff),
 	} {
-		if p, err := decodePayload(bad); err == nil {
+		if p, err := UnpackPayload(bad); err == nil {
 			t.Errorf("%s: decoded to %d bytes without an error", name, len(p))
 		}
 	}

@@ -1,4 +1,4 @@
-package sqlstore
+package store
 
 import (
 	"bytes"
@@ -28,8 +28,9 @@ const payloadMagic = "\x00S2"
 // make a reader allocate without limit.
 const maxPayload = 32 << 20
 
-// encodePayload returns a payload in its stored form.
-func encodePayload(p []byte) []byte {
+// PackPayload returns a payload in its stored form. The store packs
+// Delivery.Payload itself unless Delivery.Packed holds it already.
+func PackPayload(p []byte) []byte {
 	if len(p) < 64 && !bytes.HasPrefix(p, []byte(payloadMagic)) {
 		return p
 	}
@@ -46,8 +47,8 @@ func encodePayload(p []byte) []byte {
 	return out
 }
 
-// decodePayload returns the payload a stored value holds.
-func decodePayload(stored []byte) ([]byte, error) {
+// UnpackPayload returns the payload a stored value holds.
+func UnpackPayload(stored []byte) ([]byte, error) {
 	block, ok := bytes.CutPrefix(stored, []byte(payloadMagic))
 	if !ok {
 		return stored, nil
