@@ -75,6 +75,20 @@ func (t *tx) EnqueueMany(ctx context.Context, jobs []river.InsertManyParams) ([]
 	return t.store.queue.InsertManyTx(ctx, t.tx, jobs)
 }
 
+// EnqueueManyFast inserts with EnqueueMany and counts: River's fast insert
+// on PostgreSQL copies the rows and would fail on an existing unique job
+// instead of skipping it.
+func (t *tx) EnqueueManyFast(ctx context.Context, jobs []river.InsertManyParams) (int, error) {
+	skipped, err := t.EnqueueMany(ctx, jobs)
+	n := 0
+	for _, sk := range skipped {
+		if !sk {
+			n++
+		}
+	}
+	return n, err
+}
+
 type pgRow struct{ row pgx.Row }
 
 func (r pgRow) Scan(dest ...any) error { return classify(r.row.Scan(dest...)) }

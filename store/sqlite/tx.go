@@ -108,6 +108,10 @@ func (t *tx) EnqueueMany(ctx context.Context, jobs []river.InsertManyParams) ([]
 	return t.store.queue.InsertManyTx(ctx, t.tx, jobs)
 }
 
+func (t *tx) EnqueueManyFast(ctx context.Context, jobs []river.InsertManyParams) (int, error) {
+	return t.store.queue.InsertManyFastTx(ctx, t.tx, jobs)
+}
+
 type sqlRows struct{ *sql.Rows }
 
 func (r sqlRows) Close() { _ = r.Rows.Close() }

@@ -79,6 +79,14 @@ func (q *Queue[TTx]) InsertManyTx(ctx context.Context, tx TTx, jobs []river.Inse
 	return skipped, nil
 }
 
+// InsertManyFastTx inserts jobs inside tx without reading them back and
+// returns how many it inserted. On SQLite a unique job that exists is
+// skipped; River's PostgreSQL driver copies the rows instead and fails on
+// one, so the PostgreSQL store does not call it.
+func (q *Queue[TTx]) InsertManyFastTx(ctx context.Context, tx TTx, jobs []river.InsertManyParams) (int, error) {
+	return q.client().InsertManyFastTx(ctx, tx, jobs)
+}
+
 // Start creates the working client and starts it.
 func (q *Queue[TTx]) Start(ctx context.Context, opts store.QueueOptions) error {
 	if opts.Workers == nil {

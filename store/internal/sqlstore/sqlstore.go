@@ -29,6 +29,10 @@ type Tx interface {
 	// EnqueueMany inserts River jobs inside this transaction with one
 	// statement; skipped[i] reports a unique job that already existed.
 	EnqueueMany(ctx context.Context, jobs []river.InsertManyParams) (skipped []bool, err error)
+	// EnqueueManyFast inserts River jobs inside this transaction without
+	// reading them back and returns how many it inserted: a unique job
+	// that already exists is skipped, and not counted.
+	EnqueueManyFast(ctx context.Context, jobs []river.InsertManyParams) (inserted int, err error)
 }
 
 // Rows iterates over a query's result.
