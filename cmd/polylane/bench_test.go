@@ -23,6 +23,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/polylane/polylane/analysis/scenario/scenariotest"
+	"github.com/polylane/polylane/internal/loadgen"
 	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/githubtest"
 	"github.com/polylane/polylane/server/webhook"
@@ -101,15 +102,16 @@ func ingestTemplate(b *testing.B) (map[string]any, string) {
 	return payload, sim.WebhookSecret()
 }
 
-// signedDelivery is one request body with its headers' values.
+// signedDelivery is one request body with its headers' values, and the
+// whole request prepared for the lean load generator.
 type signedDelivery struct {
 	guid, signature string
-	body            []byte
+	body, raw       []byte
 }
 
 // ingestDeliveries makes n deliveries of distinct runs from the template,
 // signed, before any is sent.
-func ingestDeliveries(b *testing.B, template map[string]any, secret string, n, offset int) []signedDelivery {
+func ingestDeliveries(b *testing.B, url string, template map[string]any, secret string, n, offset int) []signedDelivery {
 	run := template["workflow_run"].(map[string]any)
 	sim, err := githubtest.New(githubtest.Options{WebhookSecret: secret})
 	if err != nil {
@@ -122,18 +124,50 @@ func ingestDeliveries(b *testing.B, template map[string]any, secret string, n, o
 		if err != nil {
 			b.Fatal(err)
 		}
-		out[i] = signedDelivery{guid: fmt.Sprintf("ingest-%d", offset+i), signature: sim.Sign(body), body: body}
+		d := signedDelivery{guid: fmt.Sprintf("ingest-%d", offset+i), signature: sim.Sign(body), body: body}
+		d.raw, err = loadgen.Request(url, [][2]string{{"Content-Type", "application/json"}, {webhook.HeaderEvent, "workflow_run"},
+			{webhook.HeaderDelivery, d.guid}, {webhook.HeaderSignature, d.signature}}, body)
+		if err != nil {
+			b.Fatal(err)
+		}
+		out[i] = d
 	}
 	return out
+}
+
+// deliverer sends one delivery and returns its answer time.
+type deliverer func(d signedDelivery) (time.Duration, error)
+
+// newDeliverer returns a load generator with at most conns connections:
+// internal/loadgen's prepared requests on keep-alive connections (the
+// generator takes less of the CPU the server is measured on), or net/http's
+// client when POLYLANE_BENCH_CLIENT=net/http (the generator of the figures
+// recorded before 2026-11-30 evening). Its connections close with b.
+func newDeliverer(b *testing.B, url string, conns int) deliverer {
+	if os.Getenv("POLYLANE_BENCH_CLIENT") == "net/http" {
+		client := &http.Client{Timeout: 30 * time.Second,
+			Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}}
+		b.Cleanup(client.CloseIdleConnections)
+		return func(d signedDelivery) (time.Duration, error) { return postDelivery(client, url, d) }
+	}
+	pool, err := loadgen.NewPool(url, conns)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Cleanup(pool.Close)
+	return func(d signedDelivery) (time.Duration, error) {
+		status, took, err := pool.Do(d.raw)
+		if err == nil && status != http.StatusAccepted {
+			err = fmt.Errorf("delivery %s answered %d", d.guid, status)
+		}
+		return took, err
+	}
 }
 
 // sendClosedLoop sends the deliveries from senders goroutines, each sending
 // its next delivery as soon as the previous one is answered, and returns
 // every answer time and the wall time of the whole.
-func sendClosedLoop(url string, ds []signedDelivery, senders int) ([]time.Duration, time.Duration, error) {
-	client := &http.Client{Timeout: 30 * time.Second,
-		Transport: &http.Transport{MaxIdleConnsPerHost: senders, MaxConnsPerHost: senders, DisableCompression: true}}
-	defer client.CloseIdleConnections()
+func sendClosedLoop(send deliverer, ds []signedDelivery, senders int) ([]time.Duration, time.Duration, error) {
 	times := make([]time.Duration, len(ds))
 	var next atomic.Int64
 	var firstErr error
@@ -147,7 +181,7 @@ func sendClosedLoop(url string, ds []signedDelivery, senders int) ([]time.Durati
 				if i >= len(ds) {
 					return
 				}
-				took, err := postDelivery(client, url, ds[i])
+				took, err := send(ds[i])
 				if err != nil {
 					once.Do(func() { firstErr = err })
 					return
@@ -183,17 +217,13 @@ func postDelivery(client *http.Client, url string, d signedDelivery) (time.Durat
 	return took, nil
 }
 
-// sendOpenLoop offers the deliveries at a fixed rate over at most conns
+// sendOpenLoop offers the deliveries at a fixed rate over the generator's
 // connections, whatever the answers: delivery i is due at start + i/rate
 // and its answer time counts from then, so time spent waiting for a free
 // connection counts too. It returns the answer times and the wall time
 // until the last answer.
-func sendOpenLoop(url string, ds []signedDelivery, rate float64, conns int) ([]time.Duration, time.Duration, error) {
-	client := &http.Client{Timeout: 30 * time.Second,
-		Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}}
-	defer client.CloseIdleConnections()
+func sendOpenLoop(send deliverer, ds []signedDelivery, rate float64) ([]time.Duration, time.Duration, error) {
 	times := make([]time.Duration, len(ds))
-	slots := make(chan struct{}, conns)
 	var firstErr error
 	var once sync.Once
 	var wg sync.WaitGroup
@@ -204,9 +234,7 @@ func sendOpenLoop(url string, ds []signedDelivery, rate float64, conns int) ([]t
 			time.Sleep(wait)
 		}
 		wg.Go(func() {
-			slots <- struct{}{}
-			defer func() { <-slots }()
-			if _, err := postDelivery(client, url, ds[i]); err != nil {
+			if _, err := send(ds[i]); err != nil {
 				once.Do(func() { firstErr = err })
 				return
 			}
@@ -244,8 +272,9 @@ func BenchmarkWebhookIngest(b *testing.B) {
 			b.Run(fmt.Sprintf("db=%s/senders=%d", backend, senders), func(b *testing.B) {
 				url := ingestServer(b, benchDatabaseURL(b, backend), secret)
 				n, warm := ingestCount(senders), 100
-				ds := ingestDeliveries(b, template, secret, warm+n*b.N, 0)
-				if _, _, err := sendClosedLoop(url, ds[:warm], min(senders, 20)); err != nil {
+				ds := ingestDeliveries(b, url, template, secret, warm+n*b.N, 0)
+				send := newDeliverer(b, url, senders)
+				if _, _, err := sendClosedLoop(send, ds[:warm], min(senders, 20)); err != nil {
 					b.Fatal(err)
 				}
 				var all []time.Duration
@@ -253,7 +282,7 @@ func BenchmarkWebhookIngest(b *testing.B) {
 				cpu0 := processCPU()
 				b.ResetTimer()
 				for i := range b.N {
-					times, took, err := sendClosedLoop(url, ds[warm+i*n:warm+(i+1)*n], senders)
+					times, took, err := sendClosedLoop(send, ds[warm+i*n:warm+(i+1)*n], senders)
 					if err != nil {
 						b.Fatal(err)
 					}
@@ -287,15 +316,16 @@ func BenchmarkWebhookIngestRate(b *testing.B) {
 			if v := ingestCount(0); v != 400 {
 				n = v
 			}
-			ds := ingestDeliveries(b, template, secret, warm+n*b.N, 0)
-			if _, _, err := sendClosedLoop(url, ds[:warm], 20); err != nil {
+			ds := ingestDeliveries(b, url, template, secret, warm+n*b.N, 0)
+			send := newDeliverer(b, url, conns)
+			if _, _, err := sendClosedLoop(send, ds[:warm], 20); err != nil {
 				b.Fatal(err)
 			}
 			var all []time.Duration
 			var wall time.Duration
 			b.ResetTimer()
 			for i := range b.N {
-				times, took, err := sendOpenLoop(url, ds[warm+i*n:warm+(i+1)*n], rate, conns)
+				times, took, err := sendOpenLoop(send, ds[warm+i*n:warm+(i+1)*n], rate)
 				if err != nil {
 					b.Fatal(err)
 				}

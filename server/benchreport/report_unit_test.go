@@ -28,6 +28,7 @@ func TestParse(t *testing.T) {
 		want             float64
 	}{
 		{"webhook.txt", "BenchmarkWebhookIngest/db=postgres/senders=200", "p99-ms", 95.74},
+		{"burst.txt", "BenchmarkWebhookLoad/no-store", "p99-ms", 17.90},
 		{"webhook.txt", "BenchmarkWebhookIngestRate/db=sqlite/rate=2000/conns=200", "deliveries/s", 1999},
 		{"loop.txt", "BenchmarkDeliveryToComment/db=postgres", "warm-api-calls", 4},
 		{"diagnose.txt", "BenchmarkDiagnoseScale/runs=10000", "ns/op", 5012345678},
@@ -52,7 +53,7 @@ func TestParse(t *testing.T) {
 // rewrites testdata/report.golden.md.
 func TestRenderGolden(t *testing.T) {
 	outs := Outputs{}
-	for _, step := range []string{"webhook", "loop", "diagnose", "dashboard", "rss", "analysis", "chunks", "cluster"} {
+	for _, step := range []string{"burst", "webhook", "loop", "diagnose", "dashboard", "rss", "analysis", "chunks", "cluster"} {
 		outs[step] = parseFile(t, step+".txt")
 	}
 	got := Render(Rows(outs))

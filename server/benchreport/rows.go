@@ -45,9 +45,18 @@ func Rows(o Outputs) []Row {
 	return rows
 }
 
-// webhookRows: ingestion on SQLite (A) and PostgreSQL (B).
+// webhookRows: ingestion on SQLite (A) and PostgreSQL (B). Issue 6's
+// target, p99 < 50 ms at 200 concurrent deliveries, holds for both backends.
 func webhookRows(o Outputs) []Row {
-	var rows []Row
+	both := func(a, b float64) string { return met(a < 50 && b < 50, have(a, b)) }
+	burst := func(db, unit string) float64 { return o.metric("burst", "BenchmarkWebhookLoad/"+db, unit) }
+	ba50, ba99, bb50, bb99 := burst("sqlite", "p50-ms"), burst("sqlite", "p99-ms"), burst("postgres", "p50-ms"), burst("postgres", "p99-ms")
+	rows := []Row{
+		{Measurement: "webhook, bursts of 200 concurrent deliveries: p50 / p99 answer ms (ratio of p99)",
+			A: pair(ba50, ba99), B: pair(bb50, bb99), Ratio: ratio(ba99, bb99), Target: "p99 < 50 ms on both", Met: both(ba99, bb99)},
+		{Measurement: "webhook, bursts of 200 with a store that writes nothing (HTTP, signature, parsing): p50 / p99 answer ms",
+			A: pair(burst("no-store", "p50-ms"), burst("no-store", "p99-ms")), B: "—", Ratio: "—"},
+	}
 	for _, senders := range []int{1, 50, 200} {
 		name := func(db string) string {
 			return fmt.Sprintf("BenchmarkWebhookIngest/db=%s/senders=%d", db, senders)
@@ -62,7 +71,7 @@ func webhookRows(o Outputs) []Row {
 		rows = append(rows, r, l)
 		if senders == 200 {
 			r.Target, r.Met = "≥ 2,000/s on PostgreSQL", met(sb >= 2000, have(sb))
-			l.Target, l.Met = "p99 < 50 ms on PostgreSQL", met(pb99 < 50, have(pb99))
+			l.Target, l.Met = "p99 < 50 ms on both", both(pa99, pb99)
 			rows[len(rows)-2], rows[len(rows)-1] = r, l
 			ca, cb := o.metric("webhook", name("sqlite"), "cpu-µs/delivery"), o.metric("webhook", name("postgres"), "cpu-µs/delivery")
 			rows = append(rows, Row{Measurement: "webhook, 200 closed-loop senders: Go CPU µs per delivery (server and load generator; PostgreSQL's own not counted)",
@@ -77,7 +86,7 @@ func webhookRows(o Outputs) []Row {
 		Row{Measurement: "webhook, 2,000/s offered over 200 connections: deliveries/s (SQLite · PostgreSQL)",
 			A: num(ra), B: num(rb), Ratio: ratio(ra, rb), Target: "≥ 2,000/s on PostgreSQL", Met: met(rb >= 1980, have(rb))},
 		Row{Measurement: "webhook, 2,000/s offered over 200 connections: p50 / p99 answer ms (ratio of p99)",
-			A: pair(pa50, pa99), B: pair(pb50, pb99), Ratio: ratio(pa99, pb99), Target: "p99 < 50 ms on PostgreSQL", Met: met(pb99 < 50, have(pb99))})
+			A: pair(pa50, pa99), B: pair(pb50, pb99), Ratio: ratio(pa99, pb99), Target: "p99 < 50 ms on both", Met: both(pa99, pb99)})
 	return rows
 }
 

@@ -22,6 +22,7 @@ type Step struct {
 
 // Steps are the benchmarks the report reads, in the order they run.
 var Steps = []Step{
+	{Name: "burst", Args: []string{"./server/webhook", "-run", "^$", "-bench", "WebhookLoad", "-benchtime", "1x"}},
 	{Name: "webhook", Args: []string{"./cmd/polylane", "-run", "^$", "-bench", "WebhookIngest", "-benchtime", "1x"}},
 	{Name: "loop", Args: []string{"./cmd/polylane", "-run", "^$", "-bench", "DeliveryToComment", "-benchtime", "1x"}},
 	{Name: "diagnose", Args: []string{"./causal/diagnosis", "-run", "^$", "-bench", "DiagnoseScale", "-benchtime", "1x", "-cpu", "1"},
