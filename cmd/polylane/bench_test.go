@@ -2,7 +2,6 @@ package main
 
 import (
 	"bufio"
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
@@ -102,72 +101,55 @@ func ingestTemplate(b *testing.B) (map[string]any, string) {
 	return payload, sim.WebhookSecret()
 }
 
-// signedDelivery is one request body with its headers' values, and the
-// whole request prepared for the lean load generator.
-type signedDelivery struct {
-	guid, signature string
-	body, raw       []byte
-}
-
 // ingestDeliveries makes n deliveries of distinct runs from the template,
 // signed, before any is sent.
-func ingestDeliveries(b *testing.B, url string, template map[string]any, secret string, n, offset int) []signedDelivery {
+func ingestDeliveries(b *testing.B, url string, template map[string]any, secret string, n, offset int) []*loadgen.Prepared {
 	run := template["workflow_run"].(map[string]any)
 	sim, err := githubtest.New(githubtest.Options{WebhookSecret: secret})
 	if err != nil {
 		b.Fatal(err)
 	}
-	out := make([]signedDelivery, n)
+	out := make([]*loadgen.Prepared, n)
 	for i := range out {
 		run["id"] = 5_000_000 + offset + i
 		body, err := json.Marshal(template)
 		if err != nil {
 			b.Fatal(err)
 		}
-		d := signedDelivery{guid: fmt.Sprintf("ingest-%d", offset+i), signature: sim.Sign(body), body: body}
-		d.raw, err = loadgen.Request(url, [][2]string{{"Content-Type", "application/json"}, {webhook.HeaderEvent, "workflow_run"},
-			{webhook.HeaderDelivery, d.guid}, {webhook.HeaderSignature, d.signature}}, body)
+		out[i], err = loadgen.Prepare(url, [][2]string{{"Content-Type", "application/json"}, {webhook.HeaderEvent, "workflow_run"},
+			{webhook.HeaderDelivery, fmt.Sprintf("ingest-%d", offset+i)}, {webhook.HeaderSignature, sim.Sign(body)}}, body)
 		if err != nil {
 			b.Fatal(err)
 		}
-		out[i] = d
 	}
 	return out
 }
 
-// deliverer sends one delivery and returns its answer time.
-type deliverer func(d signedDelivery) (time.Duration, error)
-
-// newDeliverer returns a load generator with at most conns connections:
-// internal/loadgen's prepared requests on keep-alive connections (the
-// generator takes less of the CPU the server is measured on), or net/http's
-// client when POLYLANE_BENCH_CLIENT=net/http (the generator of the figures
-// recorded before 2026-11-30 evening). Its connections close with b.
-func newDeliverer(b *testing.B, url string, conns int) deliverer {
-	if os.Getenv("POLYLANE_BENCH_CLIENT") == "net/http" {
-		client := &http.Client{Timeout: 30 * time.Second,
-			Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}}
-		b.Cleanup(client.CloseIdleConnections)
-		return func(d signedDelivery) (time.Duration, error) { return postDelivery(client, url, d) }
-	}
-	pool, err := loadgen.NewPool(url, conns)
+// newDeliverer returns the load generator (internal/loadgen) with at most
+// conns connections, closed with b.
+func newDeliverer(b *testing.B, url string, conns int) *loadgen.Sender {
+	send, err := loadgen.NewSender(url, conns)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(pool.Close)
-	return func(d signedDelivery) (time.Duration, error) {
-		status, took, err := pool.Do(d.raw)
-		if err == nil && status != http.StatusAccepted {
-			err = fmt.Errorf("delivery %s answered %d", d.guid, status)
-		}
-		return took, err
+	b.Cleanup(send.Close)
+	return send
+}
+
+// deliver sends one delivery and returns its answer time; any answer but
+// 202 is an error.
+func deliver(send *loadgen.Sender, d *loadgen.Prepared) (time.Duration, error) {
+	status, took, err := send.Send(d)
+	if err == nil && status != http.StatusAccepted {
+		err = fmt.Errorf("a delivery was answered %d", status)
 	}
+	return took, err
 }
 
 // sendClosedLoop sends the deliveries from senders goroutines, each sending
 // its next delivery as soon as the previous one is answered, and returns
 // every answer time and the wall time of the whole.
-func sendClosedLoop(send deliverer, ds []signedDelivery, senders int) ([]time.Duration, time.Duration, error) {
+func sendClosedLoop(send *loadgen.Sender, ds []*loadgen.Prepared, senders int) ([]time.Duration, time.Duration, error) {
 	times := make([]time.Duration, len(ds))
 	var next atomic.Int64
 	var firstErr error
@@ -181,7 +163,7 @@ func sendClosedLoop(send deliverer, ds []signedDelivery, senders int) ([]time.Du
 				if i >= len(ds) {
 					return
 				}
-				took, err := send(ds[i])
+				took, err := deliver(send, ds[i])
 				if err != nil {
 					once.Do(func() { firstErr = err })
 					return
@@ -194,35 +176,12 @@ func sendClosedLoop(send deliverer, ds []signedDelivery, senders int) ([]time.Du
 	return times, time.Since(start), firstErr
 }
 
-func postDelivery(client *http.Client, url string, d signedDelivery) (time.Duration, error) {
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(d.body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(webhook.HeaderEvent, "workflow_run")
-	req.Header.Set(webhook.HeaderDelivery, d.guid)
-	req.Header.Set(webhook.HeaderSignature, d.signature)
-	start := time.Now()
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	took := time.Since(start)
-	if resp.StatusCode != http.StatusAccepted {
-		return took, fmt.Errorf("delivery %s answered %d", d.guid, resp.StatusCode)
-	}
-	return took, nil
-}
-
 // sendOpenLoop offers the deliveries at a fixed rate over the generator's
 // connections, whatever the answers: delivery i is due at start + i/rate
 // and its answer time counts from then, so time spent waiting for a free
 // connection counts too. It returns the answer times and the wall time
 // until the last answer.
-func sendOpenLoop(send deliverer, ds []signedDelivery, rate float64) ([]time.Duration, time.Duration, error) {
+func sendOpenLoop(send *loadgen.Sender, ds []*loadgen.Prepared, rate float64) ([]time.Duration, time.Duration, error) {
 	times := make([]time.Duration, len(ds))
 	var firstErr error
 	var once sync.Once
@@ -234,7 +193,7 @@ func sendOpenLoop(send deliverer, ds []signedDelivery, rate float64) ([]time.Dur
 			time.Sleep(wait)
 		}
 		wg.Go(func() {
-			if _, err := send(ds[i]); err != nil {
+			if _, err := deliver(send, ds[i]); err != nil {
 				once.Do(func() { firstErr = err })
 				return
 			}

@@ -7,6 +7,9 @@
 // quarter of what the server itself spends. Here each request is built
 // before the clock starts and written with one write call, and the answer
 // is read through one buffered reader.
+//
+// A Sender made with POLYLANE_BENCH_CLIENT=net/http in the environment
+// sends with net/http's client instead, to compare the two.
 package loadgen
 
 import (
@@ -18,6 +21,7 @@ import (
 	"net"
 	"net/http"
 	"net/url"
+	"os"
 	"time"
 )
 
@@ -127,4 +131,76 @@ func (p *Pool) Close() {
 	for _, c := range p.all {
 		_ = c.Close()
 	}
+}
+
+// Prepared is a POST request built once and sent later.
+type Prepared struct {
+	target  string
+	headers [][2]string
+	body    []byte
+	raw     []byte // the whole request as written on a connection
+}
+
+// Prepare builds a POST request to target with the headers, in order, and
+// the body.
+func Prepare(target string, headers [][2]string, body []byte) (*Prepared, error) {
+	raw, err := Request(target, headers, body)
+	if err != nil {
+		return nil, err
+	}
+	return &Prepared{target: target, headers: headers, body: body, raw: raw}, nil
+}
+
+// Sender sends prepared requests to one server over at most conns
+// connections: a Pool, or net/http's client when POLYLANE_BENCH_CLIENT is
+// "net/http".
+type Sender struct {
+	pool   *Pool
+	client *http.Client
+}
+
+// NewSender dials the connections (the pool's; net/http's client dials as
+// it goes).
+func NewSender(target string, conns int) (*Sender, error) {
+	if os.Getenv("POLYLANE_BENCH_CLIENT") == "net/http" {
+		return &Sender{client: &http.Client{Timeout: 30 * time.Second,
+			Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns, DisableCompression: true}}}, nil
+	}
+	pool, err := NewPool(target, conns)
+	if err != nil {
+		return nil, err
+	}
+	return &Sender{pool: pool}, nil
+}
+
+// Send sends a request and returns its status and answer time (with the
+// pool, waiting for a free connection counts).
+func (s *Sender) Send(p *Prepared) (int, time.Duration, error) {
+	if s.pool != nil {
+		return s.pool.Do(p.raw)
+	}
+	req, err := http.NewRequest(http.MethodPost, p.target, bytes.NewReader(p.body))
+	if err != nil {
+		return 0, 0, err
+	}
+	for _, h := range p.headers {
+		req.Header.Set(h[0], h[1])
+	}
+	start := time.Now()
+	resp, err := s.client.Do(req)
+	if err != nil {
+		return 0, 0, err
+	}
+	_, err = io.Copy(io.Discard, resp.Body)
+	resp.Body.Close()
+	return resp.StatusCode, time.Since(start), err
+}
+
+// Close closes the connections.
+func (s *Sender) Close() {
+	if s.pool != nil {
+		s.pool.Close()
+		return
+	}
+	s.client.CloseIdleConnections()
 }

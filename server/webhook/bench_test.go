@@ -1,11 +1,9 @@
 package webhook_test
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
-	"io"
 	"net"
 	"net/http"
 	"os"
@@ -52,9 +50,9 @@ func loadShape() (senders, deliveries int) {
 //
 // A first burst, not measured, opens the connections. The load generator
 // is internal/loadgen (prepared requests on keep-alive connections, in this
-// process); POLYLANE_BENCH_CLIENT=net/http sends with net/http's client
-// instead. POLYLANE_BENCH_PAYLOAD=small sends the simulator's small testdata
-// payload instead of the karmada-rollout one.
+// process; POLYLANE_BENCH_CLIENT=net/http sends with net/http's client).
+// POLYLANE_BENCH_PAYLOAD=small sends the simulator's small testdata payload
+// instead of the karmada-rollout one.
 func BenchmarkWebhookLoad(b *testing.B) {
 	cases := append(storetest.Backends(), storetest.Backend{Name: "no-store", Open: func(testing.TB) store.Store { return nopStore{} }})
 	for _, backend := range cases {
@@ -160,45 +158,20 @@ func loadBodies(b *testing.B) map[string]any {
 	return payload
 }
 
-// sender sends one prepared delivery and returns its answer time.
-type sender func(req preparedDelivery) (time.Duration, error)
-
-// preparedDelivery is a signed delivery: the raw request for the lean
-// generator, the parts for net/http's client.
-type preparedDelivery struct {
-	raw             []byte
-	guid, signature string
-	body            []byte
-}
-
-// newSender returns the load generator: internal/loadgen's prepared
-// requests on keep-alive connections, or net/http's client when
-// POLYLANE_BENCH_CLIENT=net/http (the generator of the figures recorded
-// before 2026-11-30 evening).
-func newSender(b *testing.B, url string, conns int) sender {
-	if os.Getenv("POLYLANE_BENCH_CLIENT") == "net/http" {
-		client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: conns, MaxConnsPerHost: conns}, Timeout: 30 * time.Second}
-		b.Cleanup(client.CloseIdleConnections)
-		return func(d preparedDelivery) (time.Duration, error) { return sendOne(client, url, d.guid, d.body) }
-	}
-	pool, err := loadgen.NewPool(url, conns)
+// newSender returns the load generator (internal/loadgen), closed with b.
+func newSender(b *testing.B, url string, conns int) *loadgen.Sender {
+	send, err := loadgen.NewSender(url, conns)
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.Cleanup(pool.Close)
-	return func(d preparedDelivery) (time.Duration, error) {
-		status, took, err := pool.Do(d.raw)
-		if err == nil && status != http.StatusAccepted {
-			err = fmt.Errorf("delivery %s answered %d", d.guid, status)
-		}
-		return took, err
-	}
+	b.Cleanup(send.Close)
+	return send
 }
 
 // sendLoad sends the deliveries of one round and returns their answer
 // times.
-func sendLoad(b *testing.B, send sender, url string, template map[string]any, senders, deliveries, round int) []time.Duration {
-	reqs := make([]preparedDelivery, deliveries)
+func sendLoad(b *testing.B, send *loadgen.Sender, url string, template map[string]any, senders, deliveries, round int) []time.Duration {
+	reqs := make([]*loadgen.Prepared, deliveries)
 	run := template["workflow_run"].(map[string]any)
 	for i := range reqs {
 		run["id"] = 1_000_000 + round*deliveries + i
@@ -206,13 +179,11 @@ func sendLoad(b *testing.B, send sender, url string, template map[string]any, se
 		if err != nil {
 			b.Fatal(err)
 		}
-		d := preparedDelivery{guid: fmt.Sprintf("load-%d-%d", round, i), signature: sign(body), body: body}
-		d.raw, err = loadgen.Request(url, [][2]string{{"Content-Type", "application/json"}, {webhook.HeaderEvent, "workflow_run"},
-			{webhook.HeaderDelivery, d.guid}, {webhook.HeaderSignature, d.signature}}, body)
+		reqs[i], err = loadgen.Prepare(url, [][2]string{{"Content-Type", "application/json"}, {webhook.HeaderEvent, "workflow_run"},
+			{webhook.HeaderDelivery, fmt.Sprintf("load-%d-%d", round, i)}, {webhook.HeaderSignature, sign(body)}}, body)
 		if err != nil {
 			b.Fatal(err)
 		}
-		reqs[i] = d
 	}
 	times := make([]time.Duration, deliveries)
 	var mu sync.Mutex
@@ -224,7 +195,10 @@ func sendLoad(b *testing.B, send sender, url string, template map[string]any, se
 		var wg sync.WaitGroup
 		for i := start; i < min(start+senders, deliveries); i++ {
 			wg.Go(func() {
-				took, err := send(reqs[i])
+				status, took, err := send.Send(reqs[i])
+				if err == nil && status != http.StatusAccepted {
+					err = fmt.Errorf("delivery %d of round %d answered %d", i, round, status)
+				}
 				if err != nil {
 					mu.Lock()
 					firstErr = err
@@ -239,29 +213,6 @@ func sendLoad(b *testing.B, send sender, url string, template map[string]any, se
 		b.Fatal(firstErr)
 	}
 	return times
-}
-
-func sendOne(client *http.Client, url, guid string, body []byte) (time.Duration, error) {
-	req, err := http.NewRequest(http.MethodPost, url, bytes.NewReader(body))
-	if err != nil {
-		return 0, err
-	}
-	req.Header.Set("Content-Type", "application/json")
-	req.Header.Set(webhook.HeaderEvent, "workflow_run")
-	req.Header.Set(webhook.HeaderDelivery, guid)
-	req.Header.Set(webhook.HeaderSignature, sign(body))
-	start := time.Now()
-	resp, err := client.Do(req)
-	if err != nil {
-		return 0, err
-	}
-	_, _ = io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
-	took := time.Since(start)
-	if resp.StatusCode != http.StatusAccepted {
-		return took, fmt.Errorf("delivery %s answered %d", guid, resp.StatusCode)
-	}
-	return took, nil
 }
 
 func fileExists(p string) bool {
