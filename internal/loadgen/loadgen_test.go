@@ -98,3 +98,44 @@ func TestRequestRefusesOtherSchemes(t *testing.T) {
 		}
 	}
 }
+
+// TestSenderModes sends the same prepared requests with the pool and with
+// net/http's client: the server sees the same requests either way.
+func TestSenderModes(t *testing.T) {
+	for _, mode := range []string{"", "net/http"} {
+		t.Run("client="+mode, func(t *testing.T) {
+			t.Setenv("POLYLANE_BENCH_CLIENT", mode)
+			var got []string
+			var mu sync.Mutex
+			srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+				body, _ := io.ReadAll(r.Body)
+				mu.Lock()
+				got = append(got, r.Header.Get("X-Id")+":"+string(body))
+				mu.Unlock()
+				w.WriteHeader(http.StatusAccepted)
+			}))
+			defer srv.Close()
+			s, err := NewSender(srv.URL+"/hook", 2)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer s.Close()
+			if (s.pool == nil) != (mode == "net/http") {
+				t.Fatalf("mode %q: pool %v", mode, s.pool != nil)
+			}
+			for i := range 5 {
+				p, err := Prepare(srv.URL+"/hook", [][2]string{{"X-Id", fmt.Sprint(i)}}, []byte(fmt.Sprint("b", i)))
+				if err != nil {
+					t.Fatal(err)
+				}
+				status, took, err := s.Send(p)
+				if err != nil || status != http.StatusAccepted || took <= 0 {
+					t.Fatalf("send %d: %d, %s, %v", i, status, took, err)
+				}
+			}
+			if len(got) != 5 || got[0] != "0:b0" || got[4] != "4:b4" {
+				t.Fatalf("server saw %q", got)
+			}
+		})
+	}
+}
