@@ -167,9 +167,14 @@ type FailureClass struct {
 	Count        int
 	Pattern      string // history.Intermittent or history.Persistent
 	Verdict      string // history verdict kind
-	Muted        bool
-	MuteReason   string
-	UpdatedAt    time.Time // set by the store
+	Muted        bool   // muted with "@polylane mute"
+	MuteReason   string // the reason given with the command
+	// MutedInConfig is set when the repository's .github/polylane.yml in
+	// effect at its last published diagnosis mutes the class
+	// (SetConfigMutes), with the reason the file gives.
+	MutedInConfig    bool
+	ConfigMuteReason string
+	UpdatedAt        time.Time // set by the store
 	// Detail is the class as the history stage computed it (a
 	// history.Class JSON document with its runs and members), which the next
 	// diagnosis of the workflow passes back to keep class ids stable; empty

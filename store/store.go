@@ -171,6 +171,11 @@ type Failures interface {
 	ListClasses(ctx context.Context, q ClassQuery) ([]FailureClass, error)
 	// MuteClass mutes (or unmutes) a class with a reason.
 	MuteClass(ctx context.Context, repositoryID int64, id string, muted bool, reason string) error
+	// SetConfigMutes records which classes of a repository its
+	// configuration mutes (class id to reason): those named are marked
+	// MutedInConfig, every other class of the repository is cleared. A
+	// class not stored yet is skipped. Command mutes are left as they are.
+	SetConfigMutes(ctx context.Context, repositoryID int64, muted map[string]string) error
 }
 
 // Publications stores diagnoses and what Polylane published on GitHub.
@@ -244,6 +249,7 @@ type OccurrenceQuery struct {
 type ClassQuery struct {
 	RepositoryID int64
 	WorkflowID   int64 // optional
-	IncludeMuted bool
-	Limit        int // 0 means 200, capped at 5000
+	IncludeMuted bool  // false leaves out classes muted either way
+
+	Limit int // 0 means 200, capped at 5000
 }

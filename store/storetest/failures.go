@@ -2,6 +2,7 @@ package storetest
 
 import (
 	"encoding/json"
+	"fmt"
 	"testing"
 	"time"
 
@@ -117,4 +118,55 @@ func testClasses(t *testing.T, s store.Store) {
 	_, err = s.GetClass(ctx, repo.ID, "nope")
 	wantErr(t, err, store.ErrNotFound)
 	wantErr(t, s.UpsertClass(ctx, store.FailureClass{RepositoryID: repo.ID, ID: "x"}), store.ErrInvalid)
+}
+
+// testConfigMutes: the configuration's mutes are set and cleared as a
+// whole, apart from command mutes, survive a later analysis, and leave
+// their classes out of ListClasses unless muted ones are asked for.
+func testConfigMutes(t *testing.T, s store.Store) {
+	ctx := ctxFor(t)
+	repo := seedRepo(t, s)
+	for i, id := range []string{"a", "b", "c"} {
+		must(t, s.UpsertClass(ctx, store.FailureClass{RepositoryID: repo.ID, ID: id, LastSeen: base.Add(time.Duration(i) * time.Hour)}))
+	}
+	must(t, s.MuteClass(ctx, repo.ID, "c", true, "by command"))
+	state := func() map[string]string {
+		t.Helper()
+		out := map[string]string{}
+		for _, id := range []string{"a", "b", "c"} {
+			c, err := s.GetClass(ctx, repo.ID, id)
+			must(t, err)
+			out[id] = fmt.Sprintf("config=%v(%s) command=%v(%s)", c.MutedInConfig, c.ConfigMuteReason, c.Muted, c.MuteReason)
+		}
+		return out
+	}
+	listed := func() []string {
+		t.Helper()
+		list, err := s.ListClasses(ctx, store.ClassQuery{RepositoryID: repo.ID})
+		must(t, err)
+		var ids []string
+		for _, c := range list {
+			ids = append(ids, c.ID)
+		}
+		return ids
+	}
+
+	must(t, s.SetConfigMutes(ctx, repo.ID, map[string]string{"a": "noisy", "c": "", "not-stored": "x"}))
+	equal(t, "after the first configuration", state(), map[string]string{
+		"a": "config=true(noisy) command=false()", "b": "config=false() command=false()", "c": "config=true() command=true(by command)"})
+	equal(t, "listed unmuted", listed(), []string{"b"})
+
+	// A later analysis of the class keeps the mark.
+	must(t, s.UpsertClass(ctx, store.FailureClass{RepositoryID: repo.ID, ID: "a", LastSeen: base.Add(5 * time.Hour), Count: 9}))
+	// The file changes: a's reason, b muted, c no longer named.
+	must(t, s.SetConfigMutes(ctx, repo.ID, map[string]string{"a": "still noisy", "b": "new"}))
+	equal(t, "after the second configuration", state(), map[string]string{
+		"a": "config=true(still noisy) command=false()", "b": "config=true(new) command=false()", "c": "config=false() command=true(by command)"})
+	equal(t, "listed unmuted", listed(), []string(nil))
+
+	// A file that mutes nothing clears every mark, and leaves the command's.
+	must(t, s.SetConfigMutes(ctx, repo.ID, nil))
+	equal(t, "after an empty configuration", state(), map[string]string{
+		"a": "config=false() command=false()", "b": "config=false() command=false()", "c": "config=false() command=true(by command)"})
+	equal(t, "listed unmuted", listed(), []string{"a", "b"})
 }

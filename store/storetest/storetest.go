@@ -36,6 +36,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Jobs", testJobs},
 		{"Occurrences", testOccurrences},
 		{"Classes", testClasses},
+		{"ConfigMutes", testConfigMutes},
 		{"Diagnoses", testDiagnoses},
 		{"Comments", testComments},
 		{"FixPullRequests", testFixPullRequests},

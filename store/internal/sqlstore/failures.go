@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"sort"
 	"time"
 
 	"github.com/polylane/polylane/store"
@@ -165,13 +166,14 @@ ON CONFLICT (repository_id, id) DO UPDATE SET
 }
 
 const classColumns = `repository_id, id, workflow_id, workflow_path, step, signature, first_seen, last_seen,
-    count, pattern, verdict, muted, mute_reason, updated_at, detail`
+    count, pattern, verdict, muted, mute_reason, muted_in_config, config_mute_reason, updated_at, detail`
 
 func scanClass(row Row) (store.FailureClass, error) {
 	var c store.FailureClass
 	var detail string
 	err := row.Scan(&c.RepositoryID, &c.ID, &c.WorkflowID, &c.WorkflowPath, &c.Step, &c.Signature,
-		at(&c.FirstSeen), at(&c.LastSeen), &c.Count, &c.Pattern, &c.Verdict, &c.Muted, &c.MuteReason, at(&c.UpdatedAt), &detail)
+		at(&c.FirstSeen), at(&c.LastSeen), &c.Count, &c.Pattern, &c.Verdict, &c.Muted, &c.MuteReason,
+		&c.MutedInConfig, &c.ConfigMuteReason, at(&c.UpdatedAt), &detail)
 	if detail != "" {
 		c.Detail = json.RawMessage(detail)
 	}
@@ -201,7 +203,7 @@ func (s *Records) ListClasses(ctx context.Context, q store.ClassQuery) ([]store.
 		f.add("workflow_id = ?", q.WorkflowID)
 	}
 	if !q.IncludeMuted {
-		f.add("muted = ?", false)
+		f.add("muted = ? AND muted_in_config = ?", false, false)
 	}
 	query := `SELECT ` + classColumns + ` FROM failure_classes` + f.where() +
 		` ORDER BY last_seen DESC, id` + f.limit(clampLimit(q.Limit, 200, 5000))
@@ -242,6 +244,60 @@ WHERE repository_id = $1 AND id = $2`, repositoryID, id, muted, reason, s.clock(
 	})
 	if err != nil {
 		return fmt.Errorf("mute failure class %s of repository %d: %w", id, repositoryID, err)
+	}
+	return nil
+}
+
+// SetConfigMutes marks the classes a repository's configuration mutes and
+// clears the mark from every other class of it, in one transaction that
+// writes only the rows whose mark or reason changes.
+func (s *Records) SetConfigMutes(ctx context.Context, repositoryID int64, muted map[string]string) error {
+	err := s.db.Write(ctx, func(tx Tx) error {
+		rows, err := tx.Query(ctx, `SELECT id, config_mute_reason FROM failure_classes
+WHERE repository_id = $1 AND muted_in_config = $2`, repositoryID, true)
+		if err != nil {
+			return err
+		}
+		marked := map[string]string{}
+		for rows.Next() {
+			var id, reason string
+			if err := rows.Scan(&id, &reason); err != nil {
+				rows.Close()
+				return err
+			}
+			marked[id] = reason
+		}
+		rows.Close()
+		if err := rows.Err(); err != nil {
+			return err
+		}
+		type change struct {
+			id, reason string
+			on         bool
+		}
+		var changes []change
+		for id := range marked {
+			if _, ok := muted[id]; !ok {
+				changes = append(changes, change{id: id})
+			}
+		}
+		for id, reason := range muted {
+			if was, ok := marked[id]; !ok || was != reason {
+				changes = append(changes, change{id: id, reason: reason, on: true})
+			}
+		}
+		sort.Slice(changes, func(i, j int) bool { return changes[i].id < changes[j].id })
+		now := s.clock()
+		for _, c := range changes {
+			if _, err := tx.Exec(ctx, `UPDATE failure_classes SET muted_in_config = $3, config_mute_reason = $4, updated_at = $5
+WHERE repository_id = $1 AND id = $2`, repositoryID, c.id, c.on, c.reason, now); err != nil {
+				return err
+			}
+		}
+		return nil
+	})
+	if err != nil {
+		return fmt.Errorf("set the configuration's muted classes of repository %d: %w", repositoryID, err)
 	}
 	return nil
 }
