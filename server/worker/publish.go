@@ -146,6 +146,11 @@ func (w *Worker) publish(ctx context.Context, a PublishArgs) error {
 		return err
 	}
 	defer release()
+	// The dashboard shows as muted the classes that the configuration in
+	// effect mutes; a failure here costs that display, not the publication.
+	if err := w.st.SetConfigMutes(ctx, a.RepositoryID, pub.set.MutedClasses()); err != nil {
+		zerolog.Ctx(ctx).Warn().Err(err).Msg("the configuration's muted classes were not recorded")
+	}
 	opts := w.reportOptions(ctx, pub)
 	prs, err := w.pullRequestsOf(ctx, pub)
 	if err != nil {

@@ -256,3 +256,45 @@ func itoa(n int) string {
 	b, _ := json.Marshal(n)
 	return string(b)
 }
+
+// TestConfigMutesAreRecorded: a class that the default branch's
+// .github/polylane.yml mutes is marked muted in the store when a diagnosis
+// is published (so the dashboard shows it), with the file's reason, and the
+// mark goes when the file no longer names the class.
+func TestConfigMutesAreRecorded(t *testing.T) {
+	r := newRig(t, storetest.Backends()[0], conversationScenario)
+	ctx := testCtx(t)
+	run, number := r.prFailure(t)
+	a := r.diagnoseAndPublish(t, run.ID)
+	_, doc := r.storedDiagnosis(t, run.ID, run.RunAttempt)
+	class := doc.TriggerClass
+	if class == "" {
+		t.Fatal("the diagnosis names no class")
+	}
+	pa := PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	main := r.sc.Repository.DefaultBranch
+
+	r.commit(t, main, map[string]string{configPath: "muted_classes:\n  - id: " + class + "\n    reason: upstream mirror flakes\n"})
+	if err := r.w.publish(ctx, pa); err != nil {
+		t.Fatal(err)
+	}
+	c, err := r.st.GetClass(ctx, r.sc.Repository.ID, class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !c.MutedInConfig || c.ConfigMuteReason != "upstream mirror flakes" || c.Muted {
+		t.Fatalf("class after a publication under a file that mutes it: in config %v (%q), by command %v",
+			c.MutedInConfig, c.ConfigMuteReason, c.Muted)
+	}
+	if body := r.botComments(number)[0].Body; !strings.Contains(body, "(muted class)") {
+		t.Errorf("the comment is not the muted form:\n%s", body[:min(len(body), 600)])
+	}
+
+	r.commit(t, main, map[string]string{configPath: "comments:\n  pull_requests: true\n"})
+	if err := r.w.publish(ctx, pa); err != nil {
+		t.Fatal(err)
+	}
+	if c, err := r.st.GetClass(ctx, r.sc.Repository.ID, class); err != nil || c.MutedInConfig {
+		t.Fatalf("class after the file stopped muting it: in config %v, %v", c.MutedInConfig, err)
+	}
+}

@@ -237,6 +237,17 @@ func (c Config) Counts(conclusion string, serverDefault []string) bool {
 	return false
 }
 
+// MutedClasses returns the classes the file mutes, each with its reason.
+func (c Config) MutedClasses() map[string]string {
+	out := make(map[string]string, len(c.Muted))
+	for _, m := range c.Muted {
+		if _, seen := out[m.ID]; !seen {
+			out[m.ID] = m.Reason
+		}
+	}
+	return out
+}
+
 // MutedReason reports whether the file mutes a class, and why.
 func (c Config) MutedReason(classID string) (string, bool) {
 	for _, m := range c.Muted {
