@@ -114,7 +114,8 @@ func (d *Dashboard) class(r *http.Request, v *viewer) (any, pageMeta, error) {
 	}
 	if data.Class.ID == "" { // beyond the table's bound
 		data.Class = ClassRow{ID: c.ID, Workflow: c.WorkflowPath, Step: c.Step, Signature: c.Signature, Count: c.Count,
-			FirstSeen: c.FirstSeen, LastSeen: c.LastSeen, Verdict: c.Verdict, Pattern: c.Pattern, Muted: c.Muted}
+			FirstSeen: c.FirstSeen, LastSeen: c.LastSeen, Verdict: c.Verdict, Pattern: c.Pattern}
+		data.Class.setMute(c)
 	}
 	data.Window = windowEnding(c.LastSeen, d.now(), classWindowDays)
 	if err := d.classTimeline(ctx, repo, c, &data); err != nil {

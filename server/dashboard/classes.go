@@ -40,8 +40,9 @@ func (d *Dashboard) classRows(ctx context.Context, repo store.Repository, win Wi
 	for _, c := range classes {
 		row := ClassRow{ID: c.ID, Workflow: c.WorkflowPath, Step: c.Step, Signature: c.Signature, Count: c.Count,
 			InWindow: first[c.ID] + second[c.ID], FirstSeen: c.FirstSeen, LastSeen: c.LastSeen,
-			Trend: trend(first[c.ID], second[c.ID]), Verdict: c.Verdict, Pattern: c.Pattern, Muted: c.Muted,
+			Trend: trend(first[c.ID], second[c.ID]), Verdict: c.Verdict, Pattern: c.Pattern,
 			URL: classPath(repo.FullName, c.ID)}
+		row.setMute(c)
 		if f, ok := fixOf[c.ID]; ok {
 			row.Fix = d.fixRef(repo, f)
 		}

@@ -235,3 +235,56 @@ func TestStaticAssets(t *testing.T) {
 		t.Fatalf("mermaid licence: %d", code)
 	}
 }
+
+// TestMutedClassesSayWhoMutedThem: a class muted with the command, one
+// muted in .github/polylane.yml and one muted both ways carry the badge,
+// say who muted them and why (escaped), in the page and the API.
+func TestMutedClassesSayWhoMutedThem(t *testing.T) {
+	e := newEnv(t, false)
+	e.signIn()
+	repo := e.repo(0)
+	ctx := t.Context()
+	byCommand := e.seeded.FixedClass
+	inConfig := strings.Replace(byCommand, "c1", "c2", 1)
+	if err := e.st.MuteClass(ctx, repo.ID, byCommand, true, "tracked in #12"); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.SetConfigMutes(ctx, repo.ID, map[string]string{inConfig: "<b>noisy</b> mirror", byCommand: ""}); err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]struct {
+		by   []string
+		note string
+	}{
+		byCommand: {[]string{"command", "configuration"}, "@polylane mute: tracked in #12"},
+		inConfig:  {[]string{"configuration"}, ".github/polylane.yml: <b>noisy</b> mirror"},
+	}
+	var data dashboard.RepositoryData
+	e.getJSON(repoPath(repo), &data)
+	seen := 0
+	for _, c := range data.Classes {
+		w, ok := want[c.ID]
+		if !ok {
+			if c.Muted {
+				t.Errorf("class %s is muted", c.ID)
+			}
+			continue
+		}
+		seen++
+		if !c.Muted || strings.Join(c.MutedBy, ",") != strings.Join(w.by, ",") || c.MuteNote != w.note {
+			t.Errorf("class %s: muted %v by %v, note %q; want by %v, note %q", c.ID, c.Muted, c.MutedBy, c.MuteNote, w.by, w.note)
+		}
+	}
+	if seen != 2 {
+		t.Fatalf("%d of the 2 muted classes in the repository's table", seen)
+	}
+	_, html := e.get(repoPath(repo))
+	if !strings.Contains(html, `title="muted in .github/polylane.yml (.github/polylane.yml: &lt;b&gt;noisy&lt;/b&gt; mirror)"`) ||
+		strings.Contains(html, "<b>noisy") {
+		t.Error("the repository page does not say, escaped, that the configuration muted the class")
+	}
+	_, html = e.get(repoPath(repo) + "/classes/" + byCommand)
+	if !strings.Contains(html, "muted with @polylane mute and in .github/polylane.yml (@polylane mute: tracked in #12)") {
+		t.Error("the class page does not say who muted the class")
+	}
+}

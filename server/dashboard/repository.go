@@ -92,9 +92,45 @@ type ClassRow struct {
 	Trend     string    `json:"trend"`
 	Verdict   string    `json:"verdict"`
 	Pattern   string    `json:"pattern"`
-	Muted     bool      `json:"muted"`
+	Muted     bool      `json:"muted"`                 // with "@polylane mute", in .github/polylane.yml, or both
+	MutedBy   []string  `json:"muted_by,omitempty"`    // "command", "configuration"
+	MuteNote  string    `json:"mute_reason,omitempty"` // the reasons given, each with its source
 	Fix       *FixRef   `json:"fix_pull_request"`
 	URL       string    `json:"url"`
+}
+
+// setMute fills a row's mute fields from its stored class: muted with the
+// command, by the repository's configuration (as of its last published
+// diagnosis), or both.
+func (r *ClassRow) setMute(c store.FailureClass) {
+	var notes []string
+	if c.Muted {
+		r.MutedBy = append(r.MutedBy, "command")
+		if c.MuteReason != "" {
+			notes = append(notes, "@polylane mute: "+c.MuteReason)
+		}
+	}
+	if c.MutedInConfig {
+		r.MutedBy = append(r.MutedBy, "configuration")
+		if c.ConfigMuteReason != "" {
+			notes = append(notes, ".github/polylane.yml: "+c.ConfigMuteReason)
+		}
+	}
+	r.Muted = len(r.MutedBy) > 0
+	r.MuteNote = strings.Join(notes, "; ")
+}
+
+// MuteTitle says, for the page's tooltip, who muted the class and why.
+func (r ClassRow) MuteTitle() string {
+	var by []string
+	for _, b := range r.MutedBy {
+		by = append(by, map[string]string{"command": "with @polylane mute", "configuration": "in .github/polylane.yml"}[b])
+	}
+	t := "muted " + strings.Join(by, " and ")
+	if r.MuteNote != "" {
+		t += " (" + r.MuteNote + ")"
+	}
+	return t
 }
 
 // FixRef is the fix pull request of a class.
