@@ -77,7 +77,7 @@ func issueExists(repo *repoState, n int) bool { return repo.pulls[n] != nil || r
 // pull_request field); nil when the number does not exist. Callers hold s.mu.
 func (s *Server) issueJSON(repo *repoState, n int) map[string]any {
 	num := strconv.Itoa(n)
-	body := map[string]any{"url": s.repoAPI(repo, "issues/"+num), "number": n, "labels": []any{},
+	body := map[string]any{"url": s.repoAPI(repo, "issues/"+num), "number": n, "labels": s.labelsJSON(repo, n),
 		"comments": len(s.commentsOn(repo, n)), "comments_url": s.repoAPI(repo, "issues/"+num+"/comments"),
 		"repository_url": s.APIURL() + "repos/" + repo.fullName(), "locked": false, "assignees": []any{},
 		"assignee": nil, "milestone": nil, "closed_at": nil, "active_lock_reason": nil}

@@ -36,7 +36,7 @@ func (s *Server) pullJSON(repo *repoState, p *pull) map[string]any {
 		"commits_url": s.repoAPI(repo, "pulls/"+n+"/commits"), "comments_url": s.repoAPI(repo, "issues/"+n+"/comments"),
 		"statuses_url": s.repoAPI(repo, "statuses/"+p.HeadSHA),
 		"number":       p.Number, "state": p.State, "locked": false, "title": p.Title, "user": s.accountJSON(p.User),
-		"body": orNil(p.Body), "labels": []any{}, "milestone": nil, "active_lock_reason": nil,
+		"body": orNil(p.Body), "labels": s.labelsJSON(repo, p.Number), "milestone": nil, "active_lock_reason": nil,
 		"created_at": ts(p.CreatedAt), "updated_at": ts(p.UpdatedAt), "closed_at": tsOrNil(p.ClosedAt),
 		"merged_at": tsOrNil(p.MergedAt), "merge_commit_sha": orNil(p.MergeCommitSHA),
 		"assignee": nil, "assignees": []any{}, "requested_reviewers": []any{}, "requested_teams": []any{},

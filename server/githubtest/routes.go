@@ -94,6 +94,8 @@ func (s *Server) issueRoutes(r chi.Router) {
 	r.Get("/issues/{number}", s.handleGetIssue)
 	r.Get("/issues/{number}/comments", s.handleListComments)
 	r.Post("/issues/{number}/comments", s.handleCreateComment)
+	r.Get("/issues/{number}/labels", s.handleListLabels)
+	r.Post("/issues/{number}/labels", s.handleAddLabels)
 	r.Get("/issues/comments/{id}", s.handleGetComment)
 	r.Patch("/issues/comments/{id}", s.handleEditComment)
 	r.Delete("/issues/comments/{id}", s.handleDeleteComment)

@@ -34,6 +34,8 @@ type repoState struct {
 
 	pulls          map[int]*pull
 	issues         map[int]*issue
+	labels         map[int][]string // issue or pull request number -> label names, in the order added
+	labelIDs       map[string]int64 // label name (lower case) -> id
 	comments       []*comment
 	commentByID    map[int64]*comment
 	commitComments []*commitComment
@@ -54,6 +56,8 @@ func newRepoState() *repoState {
 		refs:        map[string]string{},
 		pulls:       map[int]*pull{},
 		issues:      map[int]*issue{},
+		labels:      map[int][]string{},
+		labelIDs:    map[string]int64{},
 		commentByID: map[int64]*comment{},
 		perms:       map[string]string{},
 	}

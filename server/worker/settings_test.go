@@ -298,3 +298,37 @@ func TestConfigMutesAreRecorded(t *testing.T) {
 		t.Fatalf("class after the file stopped muting it: in config %v, %v", c.MutedInConfig, err)
 	}
 }
+
+// TestFixPullRequestLabels: a new fix pull request gets the labels that
+// fix_pull_requests.labels names; updating it later adds none again.
+func TestFixPullRequestLabels(t *testing.T) {
+	r := newRig(t, storetest.Backends()[0], conversationScenario)
+	ctx := testCtx(t)
+	r.commit(t, r.sc.Repository.DefaultBranch, map[string]string{configPath: "fix_pull_requests:\n  labels: [ci, polylane-fix]\n"})
+	trigger := r.sc.TriggerRunID
+	a := r.diagnoseAndPublish(t, trigger)
+	_, doc := r.storedDiagnosis(t, trigger, a.Attempt)
+	fa := FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+		ClassID: doc.TriggerClass, RunID: trigger, Attempt: a.Attempt}
+	for range 2 {
+		if err := r.w.fix(ctx, fa); err != nil {
+			t.Fatal(err)
+		}
+	}
+	pulls := r.botPulls()
+	if len(pulls) != 1 {
+		t.Fatalf("%d fix pull requests, want 1", len(pulls))
+	}
+	if got := strings.Join(r.sim.Labels(r.repo, pulls[0].Number), ","); got != "ci,polylane-fix" {
+		t.Errorf("fix pull request labels %q, want ci,polylane-fix", got)
+	}
+	var labelCalls int
+	for _, w := range r.sim.Writes() {
+		if strings.HasSuffix(w.Path, "/labels") {
+			labelCalls++
+		}
+	}
+	if labelCalls != 1 {
+		t.Errorf("%d label writes for one new pull request updated once, want 1", labelCalls)
+	}
+}
