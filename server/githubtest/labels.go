@@ -30,7 +30,6 @@ func (s *Server) labelsJSON(repo *repoState, n int) []any {
 // has no label for create one. It answers 200 with every label of the
 // issue, 404 for an unknown number and 422 for an empty or overlong name.
 func (s *Server) handleAddLabels(w http.ResponseWriter, r *http.Request) {
-	n, _ := strconv.Atoi(urlParam(r, "number"))
 	var raw json.RawMessage
 	if !decodeBody(w, r, &raw) {
 		return
@@ -58,9 +57,8 @@ func (s *Server) handleAddLabels(w http.ResponseWriter, r *http.Request) {
 	}
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	repo := repoOf(r)
-	if !issueExists(repo, n) {
-		notFound(w)
+	repo, n, ok := issueOfRoute(w, r)
+	if !ok {
 		return
 	}
 	for _, name := range names {
@@ -81,15 +79,23 @@ func (s *Server) handleAddLabels(w http.ResponseWriter, r *http.Request) {
 
 // handleListLabels serves GET …/issues/{number}/labels.
 func (s *Server) handleListLabels(w http.ResponseWriter, r *http.Request) {
-	n, _ := strconv.Atoi(urlParam(r, "number"))
 	s.mu.Lock()
 	defer s.mu.Unlock()
+	if repo, n, ok := issueOfRoute(w, r); ok {
+		writeJSON(w, http.StatusOK, s.labelsJSON(repo, n))
+	}
+}
+
+// issueOfRoute returns the repository and the issue or pull request number
+// of a route, or answers 404 when no such number exists. Callers hold s.mu.
+func issueOfRoute(w http.ResponseWriter, r *http.Request) (*repoState, int, bool) {
+	n, _ := strconv.Atoi(urlParam(r, "number"))
 	repo := repoOf(r)
 	if !issueExists(repo, n) {
 		notFound(w)
-		return
+		return nil, 0, false
 	}
-	writeJSON(w, http.StatusOK, s.labelsJSON(repo, n))
+	return repo, n, true
 }
 
 // Labels returns the label names of an issue or pull request, in the order
