@@ -266,6 +266,7 @@ func (x *explainer) result() *Explanation {
 	exp := &Explanation{Chain: &x.chain, Patch: x.patch}
 	exp.WhatHappened = x.whatHappened()
 	exp.WhyThisFix = x.whyThisFix()
+	exp.NotAnalysed = x.repo.Skipped()
 	if x.patch != nil {
 		exp.Impact = x.assessImpact()
 	}

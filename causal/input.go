@@ -6,6 +6,7 @@ import (
 
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/causal/harness"
 	"github.com/polylane/polylane/causal/impact"
 	"github.com/polylane/polylane/causal/patch"
 )
@@ -55,4 +56,7 @@ type Explanation struct {
 	// WhyThisFix is a paragraph saying why the patch fixes the mechanism, or
 	// why there is no patch.
 	WhyThisFix string
+	// NotAnalysed lists the repository files left unparsed because they are
+	// over a safety limit (size, nesting, the diagnosis's read budget).
+	NotAnalysed []harness.Skipped
 }

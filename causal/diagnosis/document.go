@@ -4,6 +4,7 @@ import (
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/causal"
+	"github.com/polylane/polylane/causal/harness"
 	"github.com/polylane/polylane/causal/impact"
 	"github.com/polylane/polylane/causal/patch"
 )
@@ -42,6 +43,9 @@ type Diagnosis struct {
 	WhyThisFix string `json:"why_this_fix,omitempty"`
 	// Lint is the repository's declared lint command, when one was found.
 	Lint *Lint `json:"lint,omitempty"`
+	// NotAnalysed lists the repository files the diagnosis did not parse
+	// because they are over a safety limit, and which limit.
+	NotAnalysed []harness.Skipped `json:"not_analysed,omitempty"`
 }
 
 // TriggerCluster returns the class that holds the trigger's failure: the

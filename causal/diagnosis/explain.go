@@ -60,6 +60,7 @@ func explainTrigger(in Input, out *Outcome, trig history.Occurrence, analyze his
 	d.Failure.StepLines = result.Steps
 	d.Summary, d.WhyThisFix = x.WhatHappened, x.WhyThisFix
 	d.Lint = findLint(tree)
+	d.NotAnalysed = x.NotAnalysed
 	return nil
 }
 

@@ -69,7 +69,7 @@ func (rs *resolver) compositeSteps(root *Node, uses string, depth int) {
 		if s.Run == "" || !posixShell(s.Shell) {
 			continue
 		}
-		sh := ParseShell(a.Path, s.RunLine, s.Run)
+		sh := rs.parse(a.Path, s.RunLine, s.Run, false)
 		n.Script = sh
 		if sh.Err == nil {
 			rs.commands(n, sh, sh.Commands, n.Dir, depth+1)

@@ -1,7 +1,6 @@
 package harness
 
 import (
-	"fmt"
 	"regexp"
 	"strings"
 )
@@ -43,6 +42,9 @@ type RecipeLine struct {
 	IgnoreErr bool
 }
 
+// maxExpansion bounds the text one make variable expansion produces.
+const maxExpansion = 64 << 10
+
 var (
 	makeAssign = regexp.MustCompile(`^(?:export\s+|override\s+)?([A-Za-z_][A-Za-z0-9_.-]*)\s*(\?=|:=|::=|\+=|!=|=)\s*(.*)$`)
 	makeRule   = regexp.MustCompile(`^([^:=#\t][^:=#]*?)\s*(::?)(?:[^=]|$)(.*)$`)
@@ -52,7 +54,7 @@ var (
 // ParseMakefile parses a Makefile.
 func ParseMakefile(p string, data []byte) (*Makefile, error) {
 	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("parse %s: %w", p, ErrTooLarge)
+		return nil, &LimitError{File: p, What: "size", Limit: MaxFileBytes, Found: len(data)}
 	}
 	mf := &Makefile{Path: p, Vars: map[string]Value{}, Targets: map[string]*Target{}, Phony: map[string]bool{}}
 	lines := strings.Split(strings.ReplaceAll(string(data), "\r\n", "\n"), "\n")
@@ -195,7 +197,9 @@ func (mf *Makefile) expandRecipes() {
 // Expand replaces $(VAR), ${VAR}, automatic variables and $$ in s, as make
 // would when it runs a recipe. Unknown variables are left as written.
 func (mf *Makefile) Expand(s string, t *Target) string {
-	for depth := 0; depth < 8 && makeRef.MatchString(s); depth++ {
+	// Each round may multiply the text's length (A = $(B)$(B)…), so
+	// expansion stops before the text grows past maxExpansion.
+	for depth := 0; depth < 8 && len(s) <= maxExpansion && makeRef.MatchString(s); depth++ {
 		next := makeRef.ReplaceAllStringFunc(s, func(ref string) string {
 			name := ref[2 : len(ref)-1]
 			if name == "MAKE" {
@@ -206,7 +210,7 @@ func (mf *Makefile) Expand(s string, t *Target) string {
 			}
 			return ref
 		})
-		if next == s {
+		if next == s || len(next) > maxExpansion {
 			break
 		}
 		s = next

@@ -3,6 +3,7 @@ package harness
 import (
 	"encoding/json"
 	"fmt"
+	"io"
 	"io/fs"
 	"path"
 	"sort"
@@ -18,6 +19,10 @@ type Repo struct {
 	scripts   map[string]*Script
 	packages  map[string]*PackageJSON
 	errs      map[string]error
+	// skipped holds the files left unparsed for a limit, with the reason;
+	// read is the bytes read so far against MaxRepoBytes.
+	skipped map[string]string
+	read    int
 }
 
 // NewRepo returns a Repo over fsys, the repository tree at the run's commit.
@@ -51,11 +56,33 @@ func (r *Repo) ReadFile(p string) ([]byte, error) {
 		return nil, fmt.Errorf("read %s: is a directory", p)
 	}
 	if st.Size() > MaxFileBytes {
-		return nil, fmt.Errorf("read %s: %w", p, ErrTooLarge)
+		return nil, &LimitError{File: p, What: "size", Limit: MaxFileBytes, Found: int(min(st.Size(), 1<<40))}
 	}
-	data, err := fs.ReadFile(r.fsys, p)
+	if r.read+int(st.Size()) > MaxRepoBytes {
+		return nil, &LimitError{File: p, What: "budget", Limit: MaxRepoBytes}
+	}
+	data, err := readAtMost(r.fsys, p, MaxFileBytes)
+	if err != nil {
+		return nil, err
+	}
+	r.read += len(data)
+	return data, nil
+}
+
+// readAtMost reads a file, failing when it holds more than limit bytes
+// (a file may grow after its Stat, or report no size at all).
+func readAtMost(fsys fs.FS, p string, limit int) ([]byte, error) {
+	f, err := fsys.Open(p)
 	if err != nil {
 		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	defer f.Close()
+	data, err := io.ReadAll(io.LimitReader(f, int64(limit)+1))
+	if err != nil {
+		return nil, fmt.Errorf("read %s: %w", p, err)
+	}
+	if len(data) > limit {
+		return nil, &LimitError{File: p, What: "size", Limit: limit, Found: len(data)}
 	}
 	return data, nil
 }
@@ -92,6 +119,7 @@ func (r *Repo) Workflow(p string) (*Workflow, error) {
 		wf, err = ParseWorkflow(p, data)
 	}
 	r.workflows[p], r.errs[p] = wf, err
+	r.noteLimit(err)
 	return wf, err
 }
 
@@ -128,6 +156,7 @@ func (r *Repo) Taskfile(p string) (*Taskfile, error) {
 		tf, err = ParseTaskfile(p, data)
 	}
 	r.taskfiles[p], r.errs[p] = tf, err
+	r.noteLimit(err)
 	return tf, err
 }
 
@@ -154,6 +183,7 @@ func (r *Repo) Makefile(p string) (*Makefile, error) {
 		mf, err = ParseMakefile(p, data)
 	}
 	r.makefiles[p], r.errs[p] = mf, err
+	r.noteLimit(err)
 	return mf, err
 }
 
@@ -181,6 +211,7 @@ func (r *Repo) Script(p string) (*Script, error) {
 		err = s.Err
 	}
 	r.scripts[p], r.errs[p] = s, err
+	r.noteLimit(err)
 	return s, err
 }
 
@@ -202,10 +233,14 @@ func (r *Repo) Package(dir string) (*PackageJSON, error) {
 		pj, err = parsePackageJSON(p, data)
 	}
 	r.packages[p], r.errs[p] = pj, err
+	r.noteLimit(err)
 	return pj, err
 }
 
 func parsePackageJSON(p string, data []byte) (*PackageJSON, error) {
+	if err := CheckJSON(p, data); err != nil {
+		return nil, err
+	}
 	var doc struct {
 		Scripts map[string]string `json:"scripts"`
 	}

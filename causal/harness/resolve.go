@@ -41,7 +41,7 @@ func (r *Repo) ResolveStep(wf *Workflow, job *Job, step *Step) *Node {
 		return root
 	}
 	rs := &resolver{repo: r, active: map[string]bool{}}
-	sh := ParseShell(wf.Path, step.RunLine, step.Run)
+	sh := rs.parse(wf.Path, step.RunLine, step.Run, false)
 	root.Script = sh
 	if sh.Err != nil {
 		root.Note = sh.Err.Error()
@@ -66,6 +66,14 @@ func (rs *resolver) add(parent, n *Node) *Node {
 	n.Parent = parent
 	parent.Children = append(parent.Children, n)
 	return n
+}
+
+// parse parses a script of the harness (a recipe when recipe is set) and
+// notes it as not analysed when it is over a limit.
+func (rs *resolver) parse(file string, line int, src string, recipe bool) *Script {
+	sh := parseShell(file, line, src, recipe)
+	rs.repo.noteLimit(sh.Err)
+	return sh
 }
 
 func (rs *resolver) full() bool { return rs.nodes >= maxResolveNodes }
@@ -216,7 +224,7 @@ func (rs *resolver) packageCall(parent *Node, tool string, args []string, dir st
 		if !ok {
 			continue
 		}
-		sh := ParseShell(pj.Path, hv.Line, hv.Text)
+		sh := rs.parse(pj.Path, hv.Line, hv.Text, false)
 		if sh.Err == nil {
 			rs.commands(n, sh, sh.Commands, dir, depth)
 		}

@@ -110,7 +110,7 @@ func (rs *resolver) taskCmd(n *Node, owner *Taskfile, t *Task, c *TaskCmd, prefi
 	if strings.TrimSpace(c.Shell) == "" {
 		return
 	}
-	sh := ParseShell(owner.Path, c.ShellLine, c.Shell)
+	sh := rs.parse(owner.Path, c.ShellLine, c.Shell, false)
 	cn.Script = sh
 	if sh.Err != nil {
 		cn.Note = sh.Err.Error()
@@ -244,7 +244,7 @@ func (rs *resolver) target(parent *Node, mf *Makefile, name, dir string, depth i
 		}
 		rn := rs.add(n, &Node{Kind: NodeRecipe, File: owner.Path, Line: rl.Line, EndLine: rl.EndLine,
 			Symbol: name, Text: rl.Shell, Recipe: rl, Makefile: owner, Dir: dir})
-		sh := ParseRecipe(owner.Path, rl.Line, rl.Source)
+		sh := rs.parse(owner.Path, rl.Line, rl.Source, true)
 		rn.Script = sh
 		if sh.Err != nil {
 			rn.Note = sh.Err.Error()

@@ -139,8 +139,8 @@ func ParseRecipe(file string, startLine int, src string) *Script {
 
 func parseShell(file string, startLine int, src string, makeRefs bool) *Script {
 	s := &Script{File: file, StartLine: startLine, Funcs: map[string]*Func{}, Vars: map[string]string{}}
-	if len(src) > MaxFileBytes {
-		s.Err = fmt.Errorf("parse shell in %s: %w", file, ErrTooLarge)
+	if err := CheckShell(file, startLine, src); err != nil {
+		s.Err = err
 		return s
 	}
 	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), file)
@@ -160,6 +160,37 @@ func parseShell(file string, startLine int, src string, makeRefs bool) *Script {
 		fn.Retry, fn.RetryLoop = runsArgsInRetry(fn)
 	}
 	return s
+}
+
+// CheckShell returns a LimitError when shell source, which starts at line
+// startLine of file, is too large or nests too deeply to parse safely.
+func CheckShell(file string, startLine int, src string) error {
+	var err *LimitError
+	if len(src) > MaxFileBytes {
+		err = &LimitError{File: file, What: "size", Limit: MaxFileBytes, Found: len(src)}
+	} else if d, line := ShellNesting(src, MaxNesting); d > MaxNesting {
+		err = &LimitError{File: file, What: "nesting", Limit: MaxNesting, Found: d, Line: startLine + line - 1}
+	}
+	if err == nil {
+		return nil
+	}
+	if startLine > 1 || !looksLikeScript(file) {
+		err.Block = startLine
+	}
+	return err
+}
+
+// ParseShellSyntax parses bash source after CheckShell: every parse of
+// repository shell outside this package goes through it.
+func ParseShellSyntax(file, src string) (*syntax.File, error) {
+	if err := CheckShell(file, 1, src); err != nil {
+		return nil, err
+	}
+	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), file)
+	if err != nil {
+		return nil, fmt.Errorf("parse shell in %s: %w", file, err)
+	}
+	return f, nil
 }
 
 // templateExpr matches Go template actions such as {{.VAR}} or {{if .X}}.

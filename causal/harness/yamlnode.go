@@ -20,8 +20,8 @@ var ErrTooLarge = errors.New("file exceeds the harness size limit")
 
 // parseYAML decodes one YAML document into its root mapping node.
 func parseYAML(path string, data []byte) (*yaml.Node, error) {
-	if len(data) > MaxFileBytes {
-		return nil, fmt.Errorf("parse %s: %w", path, ErrTooLarge)
+	if err := CheckYAML(path, data); err != nil {
+		return nil, err
 	}
 	var doc yaml.Node
 	dec := yaml.NewDecoder(bytes.NewReader(data))
@@ -37,6 +37,29 @@ func parseYAML(path string, data []byte) (*yaml.Node, error) {
 		return nil, fmt.Errorf("parse %s: top level is not a mapping", path)
 	}
 	return root, nil
+}
+
+// CheckYAML returns a LimitError when a YAML file is too large or nests too
+// deeply to parse safely. Every parse of repository YAML goes through it.
+func CheckYAML(path string, data []byte) error {
+	if len(data) > MaxFileBytes {
+		return &LimitError{File: path, What: "size", Limit: MaxFileBytes, Found: len(data)}
+	}
+	if d, line := YAMLNesting(data, MaxNesting); d > MaxNesting {
+		return checkNesting(path, d, line)
+	}
+	return nil
+}
+
+// CheckJSON is CheckYAML for JSON files.
+func CheckJSON(path string, data []byte) error {
+	if len(data) > MaxFileBytes {
+		return &LimitError{File: path, What: "size", Limit: MaxFileBytes, Found: len(data)}
+	}
+	if d, line := JSONNesting(data, MaxNesting); d > MaxNesting {
+		return checkNesting(path, d, line)
+	}
+	return nil
 }
 
 // deref follows alias nodes, bounded.

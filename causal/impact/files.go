@@ -10,6 +10,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/polylane/polylane/causal/harness"
 )
 
 // Bounds of a repository scan.
@@ -94,7 +96,7 @@ func readYAML(fsys fs.FS, p string) []*yaml.Node {
 		return nil
 	}
 	content, err := fs.ReadFile(fsys, p)
-	if err != nil {
+	if err != nil || harness.CheckYAML(p, content) != nil {
 		return nil
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(content))

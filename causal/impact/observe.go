@@ -6,8 +6,9 @@ import (
 	"path"
 	"strings"
 
-	"github.com/polylane/polylane/causal/harness"
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/polylane/polylane/causal/harness"
 )
 
 // maxPrintNotes bounds the notes about what new commands print.
@@ -103,7 +104,7 @@ func writtenFiles(tree *harness.Node) []string {
 
 // redirectTargets parses shell and returns the words it redirects output to.
 func redirectTargets(src string) []string {
-	f, err := syntax.NewParser().Parse(strings.NewReader(maskTemplates(src)), "")
+	f, err := harness.ParseShellSyntax("", maskTemplates(src))
 	if err != nil {
 		return nil
 	}
@@ -135,7 +136,7 @@ func printNotes(added []string) []string {
 			notes = appendOnce(notes, n)
 			continue
 		}
-		f, err := syntax.NewParser().Parse(strings.NewReader(maskTemplates(text)), "")
+		f, err := harness.ParseShellSyntax("", maskTemplates(text))
 		if err != nil {
 			continue
 		}

@@ -133,7 +133,7 @@ func pullRequestOnly(repo *harness.Repo, wfPath string) bool {
 		On  yaml.Node `yaml:"on"`
 		Alt yaml.Node `yaml:"true"` // YAML 1.1 reads a bare on: key as true
 	}
-	if yaml.Unmarshal(data, &doc) != nil {
+	if harness.CheckYAML(wfPath, data) != nil || yaml.Unmarshal(data, &doc) != nil {
 		return false
 	}
 	on := &doc.On

@@ -5,6 +5,8 @@ import (
 	"strings"
 
 	"mvdan.cc/sh/v3/syntax"
+
+	"github.com/polylane/polylane/causal/harness"
 )
 
 // fragment is one piece of shell inside a file: a run: block, a task command,
@@ -94,7 +96,7 @@ func analyzeShell(text string) (shellFacts, error) {
 	if len(text) > maxFragment {
 		return facts, fmt.Errorf("fragment of %d bytes is too large to parse", len(text))
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(maskTemplates(text)), "")
+	f, err := harness.ParseShellSyntax("", maskTemplates(text))
 	if err != nil {
 		return facts, err
 	}
@@ -128,7 +130,7 @@ func walkFacts(node syntax.Node, facts *shellFacts, bounded bool, depth int) {
 				}
 			}
 			if inner, ok := shellDashC(cmd); ok && depth < 3 {
-				if sub, err := syntax.NewParser().Parse(strings.NewReader(maskTemplates(inner)), ""); err == nil {
+				if sub, err := harness.ParseShellSyntax("", maskTemplates(inner)); err == nil {
 					walkFacts(sub, facts, bounded || wrappedByTimeout, depth+1)
 				}
 			}

@@ -8,6 +8,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/polylane/polylane/causal/harness"
 )
 
 // maxYAML bounds the YAML a validation will parse.
@@ -17,6 +19,9 @@ const maxYAML = 4 << 20
 func parseDocs(content []byte) ([]*yaml.Node, error) {
 	if len(content) > maxYAML {
 		return nil, fmt.Errorf("yaml of %d bytes is too large", len(content))
+	}
+	if err := harness.CheckYAML("the patched file", content); err != nil {
+		return nil, err
 	}
 	dec := yaml.NewDecoder(bytes.NewReader(content))
 	var docs []*yaml.Node
