@@ -202,6 +202,12 @@ func writeDiagnosisText(w io.Writer, d *diagnosis.Diagnosis) error {
 	fr := d.FailureRate
 	fmt.Fprintf(&b, "Failure rate of the step: %d of %d runs (%.1f%%, 95%% CI %.1f–%.1f%%)\n", fr.Failures, fr.Runs, 100*fr.Rate, 100*fr.Low, 100*fr.High)
 	fmt.Fprintf(&b, "Cadence: %s\n", diagSafe(d.Cadence))
+	if len(d.NotAnalysed) > 0 {
+		b.WriteString("Not analysed (over a safety limit):\n")
+		for _, s := range d.NotAnalysed {
+			fmt.Fprintf(&b, "  %s\n", diagSafe(s.Reason))
+		}
+	}
 	_, err := io.WriteString(w, b.String())
 	return err
 }

@@ -65,6 +65,7 @@ func assessmentParts(inBody bool) []section {
 		(*renderer).causalChain,
 		func(r *renderer, b *strings.Builder) { r.fix(b, inBody) },
 		(*renderer).lint,
+		(*renderer).notAnalysed,
 		(*renderer).footer,
 	}
 }

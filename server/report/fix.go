@@ -78,6 +78,23 @@ func (r *renderer) lint(b *strings.Builder) {
 	b.WriteString(". Polylane did not run it, so its verdict on this change is not known; run it before merging.\n\n")
 }
 
+// notAnalysed names the repository files the diagnosis left unparsed
+// because they are over a safety limit.
+func (r *renderer) notAnalysed(b *strings.Builder) {
+	if len(r.d.NotAnalysed) == 0 {
+		return
+	}
+	b.WriteString("Not analysed: Polylane did not parse these files, which are over a safety limit, and diagnosed without them:\n\n")
+	for i, s := range r.d.NotAnalysed {
+		if i == 10 {
+			fmt.Fprintf(b, "- and %d more\n", len(r.d.NotAnalysed)-i)
+			break
+		}
+		b.WriteString("- " + r.c(s.File) + ": " + escapeText(plain(s.Reason, 200)) + "\n")
+	}
+	b.WriteString("\n")
+}
+
 // assessed says which run and commit the assessment is for.
 func (r *renderer) assessed(b *strings.Builder) {
 	d := r.d
