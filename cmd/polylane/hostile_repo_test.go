@@ -19,25 +19,7 @@ const outsideMarker = "OUTSIDE-THE-SCENARIO-7f3a"
 // gains a step that names ../../etc/passwd in every way a workflow can.
 func hostileScenario(t *testing.T) string {
 	t.Helper()
-	src := synthetic("rs-go-gotestsum-flake")
-	dir := filepath.Join(t.TempDir(), "scenario")
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		if d.IsDir() {
-			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
-		}
-		data, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	dir := copyScenario(t, synthetic("rs-go-gotestsum-flake"))
 	taskfile := filepath.Join(dir, "repo", "Taskfile.yml")
 	original, err := os.ReadFile(taskfile)
 	if err != nil {
@@ -70,6 +52,30 @@ func hostileScenario(t *testing.T) string {
 		"      - uses: ./../../etc/passwd\n"
 	wf = append(wf, leak...)
 	if err := os.WriteFile(workflow, wf, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// copyScenario copies a scenario directory into a temporary one.
+func copyScenario(t *testing.T, src string) string {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "scenario")
+	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(src, p)
+		if d.IsDir() {
+			return os.MkdirAll(filepath.Join(dir, rel), 0o755)
+		}
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, rel), data, 0o644)
+	})
+	if err != nil {
 		t.Fatal(err)
 	}
 	return dir
