@@ -113,6 +113,10 @@ func (h *Handler) ensureInstalled(ctx context.Context, installationID int64, rp 
 	}
 	if repo.ID == 0 || repo.InstallationID != installationID || repo.FullName != rp.FullName ||
 		(rp.DefaultBranch != "" && repo.DefaultBranch != rp.DefaultBranch) {
+		// A replayed body carries what was true when it was captured.
+		if seen, err := h.replayed(ctx); err != nil || seen {
+			return seen, err
+		}
 		repo = store.Repository{ID: rp.ID, InstallationID: installationID, FullName: rp.FullName,
 			DefaultBranch: rp.DefaultBranch, Private: rp.Private}
 		if err := st.UpsertRepository(ctx, repo); err != nil {
@@ -147,6 +151,9 @@ func (h *Handler) installation(ctx context.Context, d *Delivery) (Outcome, error
 	var p installationPayload
 	if err := json.Unmarshal(d.Payload, &p); err != nil || p.Installation.ID <= 0 {
 		return Outcome{Status: http.StatusBadRequest, Reason: "malformed installation payload"}, nil
+	}
+	if seen, err := h.replayed(ctx); err != nil || seen {
+		return duplicate(), err
 	}
 	h.installed.forget()
 	st := h.opts.Store
@@ -193,6 +200,9 @@ func (h *Handler) installationRepositories(ctx context.Context, d *Delivery) (Ou
 	var p installationPayload
 	if err := json.Unmarshal(d.Payload, &p); err != nil || p.Installation.ID <= 0 {
 		return Outcome{Status: http.StatusBadRequest, Reason: "malformed installation_repositories payload"}, nil
+	}
+	if seen, err := h.replayed(ctx); err != nil || seen {
+		return duplicate(), err
 	}
 	h.installed.forget()
 	st := h.opts.Store

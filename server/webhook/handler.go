@@ -36,6 +36,7 @@ type Store interface {
 	store.Accounts
 	RecordDelivery(ctx context.Context, d store.Delivery, args river.JobArgs, opts *river.InsertOpts) (duplicate bool, err error)
 	RecordDeliveries(ctx context.Context, batch []store.DeliveryJob) (duplicates []bool, err error)
+	DeliveryRecorded(ctx context.Context, guid string, bodyHash []byte) (bool, error)
 	ListFixPullRequests(ctx context.Context, repositoryID int64) ([]store.FixPullRequest, error)
 }
 
@@ -89,7 +90,11 @@ type Delivery struct {
 	InstallationID int64 // 0 when the payload has none
 	RepositoryID   int64 // 0 when the payload has none
 	Payload        []byte
-	ReceivedAt     time.Time
+	// BodyHash is the verified HMAC-SHA256 of the body as it arrived: the
+	// signature covers the body only, so this, not GUID, tells a captured
+	// delivery resent under a new X-GitHub-Delivery.
+	BodyHash   []byte
+	ReceivedAt time.Time
 
 	env     envelope // the payload's fields the built-in events read, parsed once
 	arrival *arrival // the request's place among those the group commit expects
@@ -190,12 +195,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(w, status, msg)
 		return
 	}
-	if !h.validSignature(r.Header.Get(HeaderSignature), body) {
+	mac := h.verifiedMAC(r.Header.Get(HeaderSignature), body)
+	if mac == nil {
 		answer(w, http.StatusUnauthorized, "missing or invalid X-Hub-Signature-256")
 		return
 	}
-	d := &Delivery{GUID: r.Header.Get(HeaderDelivery), Event: r.Header.Get(HeaderEvent), ReceivedAt: h.opts.Now(),
-		arrival: arrival}
+	d := &Delivery{GUID: r.Header.Get(HeaderDelivery), Event: r.Header.Get(HeaderEvent), BodyHash: mac,
+		ReceivedAt: h.opts.Now(), arrival: arrival}
 	log := server.Logger(r.Context()).With().Str(server.LogKeyDeliveryID, d.GUID).Str("event", d.Event).Logger()
 	ctx := log.WithContext(r.Context())
 	if d.GUID == "" || d.Event == "" || len(d.GUID) > 100 || len(d.Event) > 100 {
@@ -253,20 +259,26 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int,
 	return body, 0, ""
 }
 
-// validSignature checks "sha256=<hex HMAC-SHA256 of the raw body>" in
-// constant time.
-func (h *Handler) validSignature(header string, body []byte) bool {
+// verifiedMAC checks "sha256=<hex HMAC-SHA256 of the raw body>" in
+// constant time and returns the MAC, or nil when it does not match. The
+// MAC doubles as the body's hash (Delivery.BodyHash): it is computed
+// anyway, and a body signed with another secret would not verify.
+func (h *Handler) verifiedMAC(header string, body []byte) []byte {
 	got, ok := strings.CutPrefix(header, "sha256=")
 	if !ok || len(got) != sha256.Size*2 {
-		return false
+		return nil
 	}
 	sig, err := hex.DecodeString(got)
 	if err != nil {
-		return false
+		return nil
 	}
 	mac := hmac.New(sha256.New, h.secret)
 	mac.Write(body)
-	return hmac.Equal(sig, mac.Sum(nil))
+	sum := mac.Sum(nil)
+	if !hmac.Equal(sig, sum) {
+		return nil
+	}
+	return sum
 }
 
 // jsonPayload returns the JSON of a body: the body itself, or the payload
@@ -320,7 +332,7 @@ func parseEnvelope(d *Delivery) error {
 
 // dispatch runs the event's function and records the delivery as it says.
 func (h *Handler) dispatch(ctx context.Context, fn EventFunc, d *Delivery) (int, string, error) {
-	out, err := fn(ctx, d)
+	out, err := fn(context.WithValue(ctx, deliveryKey{}, d), d)
 	if err != nil {
 		return 0, "", err
 	}
@@ -342,16 +354,45 @@ func (h *Handler) dispatch(ctx context.Context, fn EventFunc, d *Delivery) (int,
 	// the batch would otherwise pack every payload of it, one by one.
 	rec := store.Delivery{GUID: d.GUID, Event: d.Event, Action: d.Action, InstallationID: d.InstallationID,
 		RepositoryID: d.RepositoryID, ReceivedAt: d.ReceivedAt, Payload: d.Payload, Packed: store.PackPayload(d.Payload),
-		State: state}
+		BodyHash: d.BodyHash, State: state}
 	duplicate, err := h.group.record(ctx, rec, out.Job, out.Opts, d.arrival)
 	if err != nil {
 		return 0, "", fmt.Errorf("record delivery: %w", err)
 	}
 	if duplicate {
-		return http.StatusOK, "duplicate delivery: already recorded", nil
+		return http.StatusOK, duplicateReason, nil
 	}
 	return status, out.Reason, nil
 }
+
+// duplicateReason answers a delivery whose GUID or body is recorded.
+const duplicateReason = "duplicate delivery: already recorded"
+
+// deliveryKey carries the delivery being dispatched in its context, for
+// the checks deep in an event's function that must know whether it is a
+// replay (see replayed).
+type deliveryKey struct{}
+
+// replayed reports whether the context's delivery, or one with its body,
+// is recorded already. An event function that changes records before its
+// delivery is recorded (installations, repositories) asks first, so that a
+// captured delivery resent under a new GUID, or redelivered, applies
+// nothing; events whose only effect is the job recorded with the delivery
+// need not ask, as the record itself refuses the duplicate.
+func (h *Handler) replayed(ctx context.Context) (bool, error) {
+	d, _ := ctx.Value(deliveryKey{}).(*Delivery)
+	if d == nil {
+		return false, nil
+	}
+	seen, err := h.opts.Store.DeliveryRecorded(ctx, d.GUID, d.BodyHash)
+	if err != nil {
+		return false, fmt.Errorf("look for an earlier delivery of the body: %w", err)
+	}
+	return seen, nil
+}
+
+// duplicate is the outcome of a replayed delivery: 200, nothing recorded.
+func duplicate() Outcome { return Outcome{Status: http.StatusOK, Reason: duplicateReason} }
 
 // ping answers GitHub's hook check.
 func (h *Handler) ping(context.Context, *Delivery) (Outcome, error) {

@@ -30,6 +30,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Repositories", testRepositories},
 		{"Deliveries", testDeliveries},
 		{"DeliveryPayloads", testDeliveryPayloads},
+		{"DeliveryReplays", testDeliveryReplays},
 		{"TransactionalEnqueue", testTransactionalEnqueue},
 		{"Runs", testRuns},
 		{"RunHistoryPagination", testRunHistoryPagination},
