@@ -137,9 +137,11 @@ type Handler struct {
 // New builds the handler with the events Polylane handles: ping,
 // workflow_run (a failure starts a diagnosis; a success on the default
 // branch of a repository with an open fix pull request starts a lifecycle
-// check), installation and installation_repositories, issue_comment (an
-// "@polylane" command starts a mention job) and pull_request (a new head
-// marks the assessment stale; a fix pull request's closing is recorded).
+// check), installation and installation_repositories, repository (the
+// stored repository follows its visibility, name, owner and deletion),
+// issue_comment (an "@polylane" command starts a mention job) and
+// pull_request (a new head marks the assessment stale; a fix pull request's
+// closing is recorded).
 func New(opts Options) (*Handler, error) {
 	if opts.Secret == "" {
 		return nil, errors.New("webhook: an empty secret would accept forged deliveries")
@@ -172,6 +174,7 @@ func New(opts Options) (*Handler, error) {
 	h.Handle("installation_repositories", h.installationRepositories)
 	h.Handle("issue_comment", h.issueComment)
 	h.Handle("pull_request", h.pullRequest)
+	h.Handle("repository", h.repository)
 	return h, nil
 }
 
