@@ -41,6 +41,7 @@ type Config struct {
 	FailingConclusions []string
 	Publish            bool
 	Dashboard          dashboardConfig // settings in dashboard.go
+	HTTP               httpConfig      // settings in httpserver.go
 	// LLM configures the narrator; an empty BaseURL turns it off.
 	LLM   narrator.Config
 	Queue queueConfig // settings in queue.go

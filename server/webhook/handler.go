@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -22,6 +23,12 @@ import (
 
 // DefaultMaxBody is a little above GitHub's 25 MB payload cap.
 const DefaultMaxBody = 26 << 20
+
+// DefaultMaxInFlight is the default of Options.MaxInFlight: above the 200
+// concurrent deliveries the benchmarks send, low enough that requests
+// holding their connections (until the server's read timeout) cannot pile
+// up without bound.
+const DefaultMaxInFlight = 256
 
 // Headers GitHub sends with a delivery.
 const (
@@ -68,6 +75,10 @@ type Options struct {
 	// without "@" (nil: "polylane"); the app's slug belongs here when it is
 	// not "polylane".
 	Handles []string
+	// MaxInFlight bounds the deliveries being read, verified or recorded at
+	// once (0: DefaultMaxInFlight); past it a request is answered 503 at
+	// once, before its body is read. Each may hold up to MaxBody in memory.
+	MaxInFlight int
 }
 
 // DefaultGatherWindow is the default of Options.GatherWindow.
@@ -132,6 +143,7 @@ type Handler struct {
 	group      *groupCommit
 	installed  installedCache
 	fixes      fixCache
+	inFlight   atomic.Int64
 }
 
 // New builds the handler with the events Polylane handles: ping,
@@ -161,6 +173,9 @@ func New(opts Options) (*Handler, error) {
 	if len(opts.Handles) == 0 {
 		opts.Handles = []string{"polylane"}
 	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = DefaultMaxInFlight
+	}
 	h := &Handler{opts: opts, secret: []byte(opts.Secret), conclusion: map[string]bool{}, events: map[string]EventFunc{},
 		group: newGroupCommit(opts.Store, opts.Committers, opts.GatherWindow)}
 	h.installed.now = opts.Now
@@ -189,8 +204,15 @@ func answer(w http.ResponseWriter, status int, text string) {
 	fmt.Fprintln(w, text)
 }
 
-// ServeHTTP verifies, records and answers one delivery.
+// ServeHTTP verifies, records and answers one delivery, or answers 503
+// when MaxInFlight deliveries are in progress already.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer h.inFlight.Add(-1)
+	if h.inFlight.Add(1) > int64(h.opts.MaxInFlight) {
+		w.Header().Set("Retry-After", "1")
+		answer(w, http.StatusServiceUnavailable, "too many deliveries in progress; send it again shortly")
+		return
+	}
 	arrival := h.group.arrive()
 	defer arrival.leave()
 	body, status, msg := h.readBody(w, r)
