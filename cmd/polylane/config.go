@@ -467,6 +467,9 @@ func checkServe(c *Config) error {
 	if c.GitHubAppID == 0 && c.GitHubKey != nil {
 		return &configError{name: "POLYLANE_GITHUB_APP_ID", msg: "is required when a private key is set"}
 	}
+	if err := checkDashboard(c); err != nil {
+		return err
+	}
 	return checkLLM(c)
 }
 

@@ -45,7 +45,8 @@ type Options struct {
 	// URL without "/api/v3/").
 	GitHubURL string
 	// BaseURL is the dashboard's public URL, for the OAuth callback; empty:
-	// from each request's Host.
+	// from each request's Host, which the client chooses (serve refuses
+	// sign-in without it).
 	BaseURL string
 	// AccessTTL is how long a session's installations and repositories are
 	// cached (0: DefaultAccessTTL).
