@@ -77,6 +77,17 @@ type DeliveryJob struct {
 	Opts     *river.InsertOpts
 }
 
+// DashboardSession is a sign-in to the dashboard. The session cookie
+// carries a random id; the store keeps only a hash of it, so a copy of the
+// table signs nobody in.
+type DashboardSession struct {
+	ID        []byte // SHA-256 of the cookie's session id
+	UserID    int64
+	Login     string
+	CreatedAt time.Time
+	ExpiresAt time.Time
+}
+
 // RunKey identifies one attempt of a workflow run.
 type RunKey struct {
 	RepositoryID int64

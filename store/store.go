@@ -24,6 +24,20 @@ type Store interface {
 	Cache
 	Locks
 	Conversations
+	Sessions
+}
+
+// Sessions stores the dashboard's sign-ins, so that signing out ends a
+// session on the server, for every replica, and not only in the browser.
+type Sessions interface {
+	// CreateSession stores a session and deletes those that expired
+	// before its CreatedAt.
+	CreateSession(ctx context.Context, s DashboardSession) error
+	// GetSession reads a session by id (ErrNotFound when there is none).
+	GetSession(ctx context.Context, id []byte) (DashboardSession, error)
+	// DeleteSession deletes a session; deleting one that is gone is not an
+	// error.
+	DeleteSession(ctx context.Context, id []byte) error
 }
 
 // Lifecycle is the connection, schema and health side of a Store.

@@ -50,6 +50,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"RepositoryLock", testRepositoryLock},
 		{"Dashboard", testDashboard},
 		{"Conversations", testConversations},
+		{"Sessions", testSessions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
