@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -15,6 +16,28 @@ import (
 
 // DefaultShutdownTimeout bounds a graceful shutdown when Options leave it zero.
 const DefaultShutdownTimeout = 20 * time.Second
+
+// Defaults of the connection timeouts. Nothing Polylane serves streams:
+// GitHub sends a delivery (at most 25 MB) at once and expects the answer
+// within 10 s, and every page and API answer is built before it is
+// written. A request whose headers or body stop arriving, unauthenticated
+// since its signature cannot be checked before its body is read, holds its
+// connection for DefaultReadTimeout at most.
+const (
+	// DefaultReadTimeout bounds reading a whole request, headers and body:
+	// 25 MB in 30 s is under 1 MB/s.
+	DefaultReadTimeout = 30 * time.Second
+	// DefaultReadHeaderTimeout bounds reading a request's headers (the
+	// read timeout when that is shorter).
+	DefaultReadHeaderTimeout = 10 * time.Second
+	// DefaultWriteTimeout bounds a request from the end of its headers to
+	// the end of its answer: reading the body, handling it (a delivery's
+	// commit waits 10 s at most) and writing the answer.
+	DefaultWriteTimeout = 60 * time.Second
+	// DefaultIdleTimeout closes a kept-alive connection that brings no new
+	// request.
+	DefaultIdleTimeout = 60 * time.Second
+)
 
 // Options configure a Server.
 type Options struct {
@@ -31,6 +54,14 @@ type Options struct {
 	// ShutdownTimeout bounds the graceful shutdown: in-flight requests, then
 	// every OnShutdown function, share it (0: DefaultShutdownTimeout).
 	ShutdownTimeout time.Duration
+	// ReadTimeout, WriteTimeout and IdleTimeout bound each connection as
+	// net/http's do (0: the Default of each). WriteTimeout should exceed
+	// ReadTimeout: it runs from the end of the headers, body included.
+	ReadTimeout, WriteTimeout, IdleTimeout time.Duration
+	// MetricsListener, when set, is where /metrics is served, alone; the
+	// main listener then has no /metrics. Without it /metrics is served
+	// with everything else, to anyone who can reach the webhook.
+	MetricsListener net.Listener
 	// OnShutdown runs, in order, after the HTTP server has stopped, with the
 	// remaining shutdown deadline (stopping the queue's workers, for example).
 	OnShutdown []func(ctx context.Context) error
@@ -54,6 +85,9 @@ func New(opts Options) *Server {
 	if opts.ShutdownTimeout <= 0 {
 		opts.ShutdownTimeout = DefaultShutdownTimeout
 	}
+	opts.ReadTimeout = cmp.Or(opts.ReadTimeout, DefaultReadTimeout)
+	opts.WriteTimeout = cmp.Or(opts.WriteTimeout, DefaultWriteTimeout)
+	opts.IdleTimeout = cmp.Or(opts.IdleTimeout, DefaultIdleTimeout)
 	s := &Server{opts: opts, metrics: opts.Metrics, router: chi.NewRouter()}
 	if opts.Checker != nil {
 		s.metrics.watchQueue(opts.Checker)
@@ -64,7 +98,9 @@ func New(opts Options) *Server {
 	})
 	s.router.Get("/healthz", s.healthz)
 	s.router.Get("/readyz", s.readyz)
-	s.router.Method(http.MethodGet, "/metrics", s.metrics.Handler())
+	if opts.MetricsListener == nil {
+		s.router.Method(http.MethodGet, "/metrics", s.metrics.Handler())
+	}
 	return s
 }
 
@@ -99,16 +135,25 @@ func (s *Server) ListenAndServe(ctx context.Context) error {
 // stops. The error is about serving (a broken listener).
 func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	log := s.opts.Logger
-	srv := &http.Server{
-		Handler:           s.router,
-		ReadHeaderTimeout: 10 * time.Second,
-		IdleTimeout:       2 * time.Minute,
-	}
-	errc := make(chan error, 1)
+	srv := s.httpServer(s.router)
+	errc := make(chan error, 2)
 	go func() { errc <- srv.Serve(ln) }()
+	if ml := s.opts.MetricsListener; ml != nil {
+		mux := http.NewServeMux()
+		mux.Handle("GET /metrics", s.metrics.Handler())
+		msrv := s.httpServer(mux)
+		go func() {
+			if err := msrv.Serve(ml); !errors.Is(err, http.ErrServerClosed) {
+				errc <- fmt.Errorf("metrics listener: %w", err)
+			}
+		}()
+		defer msrv.Close()
+		log.Info().Str("addr", ml.Addr().String()).Msg("metrics listening")
+	}
 	log.Info().Str("addr", ln.Addr().String()).Msg("listening")
 	select {
 	case err := <-errc:
+		_ = srv.Close()
 		return fmt.Errorf("serve http: %w", err)
 	case <-ctx.Done():
 	}
@@ -131,4 +176,15 @@ func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
 	}
 	log.Info().Dur("took", time.Since(start)).Msg("stopped")
 	return nil
+}
+
+// httpServer is an http.Server for h with the connection timeouts.
+func (s *Server) httpServer(h http.Handler) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: min(DefaultReadHeaderTimeout, s.opts.ReadTimeout),
+		ReadTimeout:       s.opts.ReadTimeout,
+		WriteTimeout:      s.opts.WriteTimeout,
+		IdleTimeout:       s.opts.IdleTimeout,
+	}
 }

@@ -45,7 +45,7 @@ const (
 )
 
 // Delivery is one webhook delivery as GitHub sent it. GUID is the
-// X-GitHub-Delivery header and is unique.
+// X-GitHub-Delivery header and is unique; so is BodyHash when it is set.
 type Delivery struct {
 	GUID           string
 	Event          string // X-GitHub-Event
@@ -58,7 +58,12 @@ type Delivery struct {
 	// the webhook packs on its request's goroutine so that the goroutine
 	// that commits a whole batch need not. It is never read back (GetDelivery
 	// fills Payload).
-	Packed    []byte
+	Packed []byte
+	// BodyHash identifies the signed body (nil: not known). The webhook
+	// stores the body's verified HMAC-SHA256: the X-GitHub-Delivery header
+	// is not signed, so a captured body resent under a new GUID is known by
+	// its hash and recorded once.
+	BodyHash  []byte
 	State     string // one of the Delivery* states; empty means DeliveryQueued
 	Error     string
 	UpdatedAt time.Time
@@ -70,6 +75,17 @@ type DeliveryJob struct {
 	Delivery Delivery
 	Args     river.JobArgs
 	Opts     *river.InsertOpts
+}
+
+// DashboardSession is a sign-in to the dashboard. The session cookie
+// carries a random id; the store keeps only a hash of it, so a copy of the
+// table signs nobody in.
+type DashboardSession struct {
+	ID        []byte // SHA-256 of the cookie's session id
+	UserID    int64
+	Login     string
+	CreatedAt time.Time
+	ExpiresAt time.Time
 }
 
 // RunKey identifies one attempt of a workflow run.

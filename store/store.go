@@ -24,6 +24,20 @@ type Store interface {
 	Cache
 	Locks
 	Conversations
+	Sessions
+}
+
+// Sessions stores the dashboard's sign-ins, so that signing out ends a
+// session on the server, for every replica, and not only in the browser.
+type Sessions interface {
+	// CreateSession stores a session and deletes those that expired
+	// before its CreatedAt.
+	CreateSession(ctx context.Context, s DashboardSession) error
+	// GetSession reads a session by id (ErrNotFound when there is none).
+	GetSession(ctx context.Context, id []byte) (DashboardSession, error)
+	// DeleteSession deletes a session; deleting one that is gone is not an
+	// error.
+	DeleteSession(ctx context.Context, id []byte) error
 }
 
 // Lifecycle is the connection, schema and health side of a Store.
@@ -125,8 +139,8 @@ type Accounts interface {
 // Deliveries stores webhook deliveries.
 type Deliveries interface {
 	// RecordDelivery stores a delivery and enqueues its job in one
-	// transaction. A delivery whose GUID is already stored is left alone:
-	// duplicate is true and nothing is enqueued. If enqueueing fails, the
+	// transaction. A delivery whose GUID, or whose BodyHash, is already
+	// stored is left alone: duplicate is true and nothing is enqueued. If enqueueing fails, the
 	// delivery is not stored either. When the job is unique and an equal job
 	// exists, the delivery is stored as DeliveryIgnored with an explanation.
 	RecordDelivery(ctx context.Context, d Delivery, args river.JobArgs, opts *river.InsertOpts) (duplicate bool, err error)
@@ -135,6 +149,11 @@ type Deliveries interface {
 	// which were duplicates. It is all or nothing: on error none is stored,
 	// and the caller may record them one by one.
 	RecordDeliveries(ctx context.Context, batch []DeliveryJob) (duplicates []bool, err error)
+	// DeliveryRecorded reports whether a delivery with this GUID, or with
+	// this body hash (when not empty), is stored: the webhook asks before
+	// it applies an event that changes records outside the delivery's own
+	// transaction.
+	DeliveryRecorded(ctx context.Context, guid string, bodyHash []byte) (bool, error)
 	GetDelivery(ctx context.Context, guid string) (Delivery, error)
 	// SetDeliveryState moves a delivery to a state, with an error text for
 	// DeliveryFailed (empty otherwise).

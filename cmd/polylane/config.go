@@ -41,6 +41,7 @@ type Config struct {
 	FailingConclusions []string
 	Publish            bool
 	Dashboard          dashboardConfig // settings in dashboard.go
+	HTTP               httpConfig      // settings in httpserver.go
 	// LLM configures the narrator; an empty BaseURL turns it off.
 	LLM   narrator.Config
 	Queue queueConfig // settings in queue.go
@@ -465,6 +466,9 @@ func checkServe(c *Config) error {
 	}
 	if c.GitHubAppID == 0 && c.GitHubKey != nil {
 		return &configError{name: "POLYLANE_GITHUB_APP_ID", msg: "is required when a private key is set"}
+	}
+	if err := checkDashboard(c); err != nil {
+		return err
 	}
 	return checkLLM(c)
 }

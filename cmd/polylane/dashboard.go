@@ -41,7 +41,7 @@ var dashboardSettings = []setting{
 		Usage: "Send dashboard cookies without Secure, for plain-HTTP localhost and the demo only (true or false).",
 		set:   func(c *Config, v string) (err error) { c.Dashboard.InsecureCookies, err = parseBool(v); return err }},
 	{Env: "POLYLANE_DASHBOARD_URL", Flag: "dashboard-url", Commands: []string{cmdServe},
-		Usage: "Public URL of the dashboard, for the OAuth callback (URL/auth/callback); empty: from each request's Host.",
+		Usage: "Public URL of the dashboard, for the OAuth callback (URL/auth/callback); required for sign-in (POLYLANE_GITHUB_CLIENT_ID).",
 		set:   func(c *Config, v string) error { return setHTTPURL(&c.Dashboard.BaseURL, v) }},
 	{Env: "POLYLANE_GITHUB_WEB_URL", Flag: "github-web-url", Commands: []string{cmdServe},
 		Usage: "GitHub's web URL for sign-in pages and links; empty: https://github.com, or the API URL without /api/v3/.",
@@ -94,12 +94,25 @@ func setAccessTTL(c *Config, v string) error {
 	return nil
 }
 
+// checkDashboard checks the dashboard's settings together. Sign-in needs
+// the dashboard's own URL: without it the OAuth redirect would be built
+// from each request's Host header, which the client chooses. (The demo
+// sets it.)
+func checkDashboard(cfg *Config) error {
+	c := cfg.Dashboard
+	switch {
+	case (c.ClientID == "") != (c.ClientSecret == ""):
+		return &configError{name: "POLYLANE_GITHUB_CLIENT_SECRET", msg: "set both it and POLYLANE_GITHUB_CLIENT_ID, or neither"}
+	case c.ClientID != "" && !c.Public && c.BaseURL == "":
+		return &configError{name: cfg.source("POLYLANE_DASHBOARD_URL"),
+			msg: "is required for dashboard sign-in (POLYLANE_GITHUB_CLIENT_ID): the dashboard's public URL, such as https://polylane.example.com"}
+	}
+	return nil
+}
+
 // mountDashboard adds the dashboard's routes to serve.
 func mountDashboard(_ context.Context, env *serveEnv) error {
 	c := env.Config.Dashboard
-	if (c.ClientID == "") != (c.ClientSecret == "") {
-		return &configError{name: "POLYLANE_GITHUB_CLIENT_SECRET", msg: "set both it and POLYLANE_GITHUB_CLIENT_ID, or neither"}
-	}
 	d, err := dashboard.New(dashboard.Options{Store: env.Store, Public: c.Public, ClientID: c.ClientID,
 		ClientSecret: c.ClientSecret, SessionSecret: []byte(c.SessionSecret), InsecureCookies: c.InsecureCookies,
 		GitHubAPIURL: env.Config.GitHubAPIURL, GitHubURL: c.GitHubWebURL, BaseURL: c.BaseURL, AccessTTL: c.AccessTTL})

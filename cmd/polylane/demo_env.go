@@ -32,7 +32,7 @@ func runDemoServer(ctx context.Context, cfg *Config, log zerolog.Logger, ln net.
 		return err
 	}
 	defer func() { _ = st.Close() }()
-	return serve(ctx, cfg, log, st, ln)
+	return serve(ctx, cfg, log, st, ln, nil)
 }
 
 // demoUser is the GitHub user the simulator signs in to the dashboard.

@@ -84,7 +84,7 @@ func startAppWith(t testing.TB, dir, databaseURL string, extra map[string]string
 		t.Fatal(err)
 	}
 	done := make(chan error, 1)
-	go func() { done <- serve(ctx, cfg, log, st, ln) }()
+	go func() { done <- serve(ctx, cfg, log, st, ln, nil) }()
 	t.Cleanup(func() {
 		cancel()
 		if err := <-done; err != nil {

@@ -70,6 +70,13 @@ func runServe(ctx context.Context, inv *invocation) int {
 		return reportConfigError(inv.stderr, &configError{name: cfg.source("POLYLANE_ADDR"), msg: err.Error()})
 	}
 	defer ln.Close()
+	var metricsLn net.Listener
+	if cfg.HTTP.MetricsAddr != "" {
+		if metricsLn, err = lc.Listen(ctx, "tcp", cfg.HTTP.MetricsAddr); err != nil {
+			return reportConfigError(inv.stderr, &configError{name: cfg.source("POLYLANE_METRICS_ADDR"), msg: err.Error()})
+		}
+		defer metricsLn.Close()
+	}
 	st, err := openStore(ctx, cfg, log)
 	if err != nil {
 		return reportConfigError(inv.stderr, err)
@@ -81,7 +88,7 @@ func runServe(ctx context.Context, inv *invocation) int {
 	}()
 	log.Info().Str("version", version).Str("database", describeDB(cfg)).Str("github_api_url", cfg.GitHubAPIURL).
 		Int64("github_app_id", cfg.GitHubAppID).Msg("starting")
-	if err := serve(ctx, cfg, log, st, ln); err != nil {
+	if err := serve(ctx, cfg, log, st, ln, metricsLn); err != nil {
 		log.Error().Err(err).Msg("serve failed")
 		return exitFailure
 	}
@@ -89,8 +96,8 @@ func runServe(ctx context.Context, inv *invocation) int {
 }
 
 // serve migrates, wires the features, starts the queue and serves until ctx
-// is done.
-func serve(ctx context.Context, cfg *Config, log zerolog.Logger, st store.Store, ln net.Listener) error {
+// is done, /metrics on metricsLn when it is not nil.
+func serve(ctx context.Context, cfg *Config, log zerolog.Logger, st store.Store, ln, metricsLn net.Listener) error {
 	if cfg.AutoMigrate {
 		rep, err := st.Migrate(ctx)
 		if err != nil {
@@ -105,6 +112,9 @@ func serve(ctx context.Context, cfg *Config, log zerolog.Logger, st store.Store,
 		Metrics:         server.NewMetrics(version),
 		ShutdownTimeout: cfg.ShutdownTimeout,
 		OnShutdown:      []func(context.Context) error{st.StopQueue},
+		ReadTimeout:     cfg.HTTP.ReadTimeout,
+		WriteTimeout:    cfg.HTTP.WriteTimeout,
+		MetricsListener: metricsLn,
 	})
 	workers := river.NewWorkers()
 	river.AddWorker(workers, probeWorker{})

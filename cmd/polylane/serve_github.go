@@ -49,7 +49,8 @@ func wireGitHubApp(ctx context.Context, env *serveEnv) error {
 	// .github/polylane.yml may count one the server's default does not,
 	// and the worker drops those the repository does not count.
 	hook, err := webhook.New(webhook.Options{Secret: cfg.WebhookSecret, Store: env.Store,
-		FailingConclusions: webhook.AllFailingConclusions, Committers: committers, Handles: handles(ctx, env, gh)})
+		FailingConclusions: webhook.AllFailingConclusions, Committers: committers, Handles: handles(ctx, env, gh),
+		MaxInFlight: cfg.HTTP.MaxInFlight})
 	if err != nil {
 		return fmt.Errorf("webhook: %w", err)
 	}

@@ -32,8 +32,10 @@ func appPermissions(workflows bool) map[string]string {
 // sends installation and installation_repositories to every app without a
 // subscription and refuses a manifest that lists them ("Default events
 // unsupported: installation and installation_repositories"), so they are
-// not here although Polylane handles both.
-var appEvents = []string{"workflow_run", "issue_comment", "pull_request"}
+// not here although Polylane handles both. repository (a repository made
+// private, renamed, transferred or deleted) needs the subscription and the
+// metadata permission.
+var appEvents = []string{"workflow_run", "issue_comment", "pull_request", "repository"}
 
 // appManifest is the GitHub App manifest `polylane setup` posts.
 type appManifest struct {

@@ -137,7 +137,7 @@ func checkManifest(t *testing.T, m appManifest, page string) {
 	if mustJSON(t, m.DefaultPermissions) != mustJSON(t, wantPerms) {
 		t.Errorf("permissions %v, want %v", m.DefaultPermissions, wantPerms)
 	}
-	if strings.Join(m.DefaultEvents, ",") != "workflow_run,issue_comment,pull_request" {
+	if strings.Join(m.DefaultEvents, ",") != "workflow_run,issue_comment,pull_request,repository" {
 		t.Errorf("events %v", m.DefaultEvents)
 	}
 	if m.HookAttributes.URL != "https://polylane.example.com"+WebhookPath || !m.HookAttributes.Active {

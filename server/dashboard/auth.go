@@ -2,12 +2,14 @@ package dashboard
 
 import (
 	"crypto/subtle"
+	"errors"
 	"net/http"
 	"net/url"
 	"strings"
 	"time"
 
 	"github.com/polylane/polylane/server"
+	"github.com/polylane/polylane/store"
 )
 
 // stateTTL bounds the time between leaving for GitHub and coming back.
@@ -52,7 +54,7 @@ func (d *Dashboard) loginPage(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/", http.StatusSeeOther)
 		return
 	}
-	if _, ok := d.jar.session(r); ok {
+	if _, ok, err := d.currentSession(r); ok && err == nil {
 		http.Redirect(w, r, safeNext(r.URL.Query().Get("next")), http.StatusSeeOther)
 		return
 	}
@@ -108,8 +110,15 @@ func (d *Dashboard) callback(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/login?error=user", http.StatusSeeOther)
 		return
 	}
-	exp := d.now().Add(d.opts.SessionTTL)
+	now := d.now()
+	exp := now.Add(d.opts.SessionTTL)
 	s := session{ID: randomToken(24), UserID: id, Login: login, Token: token, Expires: exp.Unix()}
+	err = d.st.CreateSession(r.Context(), store.DashboardSession{ID: s.key(), UserID: id, Login: login, CreatedAt: now, ExpiresAt: exp})
+	if err != nil {
+		log.Error().Err(err).Msg("sign-in: store the session")
+		d.fail(w, r, false, http.StatusInternalServerError, "could not start the session")
+		return
+	}
 	if err := d.jar.set(w, sessionCookie, "/", s, exp); err != nil {
 		d.fail(w, r, false, http.StatusInternalServerError, "could not start the session")
 		return
@@ -118,7 +127,8 @@ func (d *Dashboard) callback(w http.ResponseWriter, r *http.Request) {
 	http.Redirect(w, r, st.Next, http.StatusSeeOther)
 }
 
-// signOut ends the session; it is a POST with the session's CSRF token.
+// signOut ends the session, on the server (the store forgets it, for every
+// replica) and in the browser; it is a POST with the session's CSRF token.
 func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request) {
 	s, ok := d.jar.session(r)
 	if !ok {
@@ -127,6 +137,11 @@ func (d *Dashboard) signOut(w http.ResponseWriter, r *http.Request) {
 	}
 	if err := r.ParseForm(); err != nil || !d.jar.sealer.checkCSRF(s.ID, r.PostForm.Get("csrf")) || !sameOrigin(r) {
 		d.fail(w, r, false, http.StatusForbidden, "the sign-out form expired; reload the page and try again")
+		return
+	}
+	if err := d.st.DeleteSession(r.Context(), s.key()); err != nil {
+		server.Logger(r.Context()).Error().Err(err).Msg("sign-out: delete the session")
+		d.fail(w, r, false, http.StatusServiceUnavailable, "signing out did not work; try again shortly")
 		return
 	}
 	d.grants.forget(s.ID)
@@ -146,4 +161,24 @@ func sameOrigin(r *http.Request) bool {
 	}
 	u, err := url.Parse(origin)
 	return err == nil && strings.EqualFold(u.Host, r.Host)
+}
+
+// currentSession returns the request's session: its cookie verifies and
+// has not expired, and the store still holds it (signing out, on any
+// replica, deletes it).
+func (d *Dashboard) currentSession(r *http.Request) (session, bool, error) {
+	s, ok := d.jar.session(r)
+	if !ok {
+		return session{}, false, nil
+	}
+	held, err := d.st.GetSession(r.Context(), s.key())
+	switch {
+	case errors.Is(err, store.ErrNotFound):
+		return session{}, false, nil
+	case err != nil:
+		return session{}, false, err
+	case held.UserID != s.UserID || !d.now().Before(held.ExpiresAt):
+		return session{}, false, nil
+	}
+	return s, true, nil
 }

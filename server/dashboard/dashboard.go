@@ -45,7 +45,8 @@ type Options struct {
 	// URL without "/api/v3/").
 	GitHubURL string
 	// BaseURL is the dashboard's public URL, for the OAuth callback; empty:
-	// from each request's Host.
+	// from each request's Host, which the client chooses (serve refuses
+	// sign-in without it).
 	BaseURL string
 	// AccessTTL is how long a session's installations and repositories are
 	// cached (0: DefaultAccessTTL).
@@ -198,7 +199,12 @@ func (d *Dashboard) requireViewer(api bool) func(http.Handler) http.Handler {
 				next.ServeHTTP(w, r.WithContext(context.WithValue(r.Context(), viewerKey{}, &viewer{public: true})))
 				return
 			}
-			s, ok := d.jar.session(r)
+			s, ok, err := d.currentSession(r)
+			if err != nil {
+				server.Logger(r.Context()).Error().Err(err).Msg("read the session")
+				d.fail(w, r, api, http.StatusServiceUnavailable, "the dashboard cannot check your session; try again shortly")
+				return
+			}
 			if !ok {
 				if api {
 					writeJSONError(w, http.StatusUnauthorized, "sign in first: GET /login")

@@ -26,13 +26,21 @@ var errBadCookie = errors.New("invalid or expired cookie")
 
 // session is what the session cookie carries. The user's token never
 // leaves the server in clear: the whole value is encrypted (AES-GCM) and
-// signed (HMAC-SHA256).
+// signed (HMAC-SHA256). A cookie that verifies is a session only while the
+// store holds it (see Dashboard.currentSession).
 type session struct {
 	ID      string `json:"sid"`
 	UserID  int64  `json:"uid"`
 	Login   string `json:"login"`
 	Token   string `json:"tok"`
 	Expires int64  `json:"exp"` // Unix seconds
+}
+
+// key is what the store knows a session by: the SHA-256 of its id, so
+// that the store's copy signs nobody in.
+func (s session) key() []byte {
+	h := sha256.Sum256([]byte(s.ID))
+	return h[:]
 }
 
 // oauthState is what the state cookie carries between the redirect to

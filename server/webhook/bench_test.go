@@ -119,6 +119,8 @@ func (nopStore) RecordDeliveries(_ context.Context, batch []store.DeliveryJob) (
 	return make([]bool, len(batch)), nil
 }
 
+func (nopStore) DeliveryRecorded(context.Context, string, []byte) (bool, error) { return false, nil }
+
 // committers is serve's choice: one transaction at a time for SQLite's
 // single writer, a few for PostgreSQL.
 func committers(backend string) int {

@@ -82,9 +82,13 @@ func ignore(reason string) Outcome { return Outcome{Reason: reason} }
 
 // ensureInstalled reports whether the repository may be diagnosed, and
 // records it when the store has not seen it (an installation that predates
-// Polylane's database: a signed delivery naming the installation proves it).
+// Polylane's database: a signed delivery naming the installation proves it),
+// or updates it when the delivery says otherwise of its installation, name,
+// default branch or visibility: a repository made private stops being
+// public on the dashboard with the next delivery, should its repository
+// event have been lost.
 func (h *Handler) ensureInstalled(ctx context.Context, installationID int64, rp repoPayload) (bool, error) {
-	if h.installed.ok(installationID, rp.ID) {
+	if h.installed.ok(installationID, rp) {
 		return true, nil
 	}
 	st := h.opts.Store
@@ -112,14 +116,18 @@ func (h *Handler) ensureInstalled(ctx context.Context, installationID int64, rp 
 		return false, err
 	}
 	if repo.ID == 0 || repo.InstallationID != installationID || repo.FullName != rp.FullName ||
-		(rp.DefaultBranch != "" && repo.DefaultBranch != rp.DefaultBranch) {
+		(rp.DefaultBranch != "" && repo.DefaultBranch != rp.DefaultBranch) || repo.Private != rp.Private {
+		// A replayed body carries what was true when it was captured.
+		if seen, err := h.replayed(ctx); err != nil || seen {
+			return seen, err
+		}
 		repo = store.Repository{ID: rp.ID, InstallationID: installationID, FullName: rp.FullName,
 			DefaultBranch: rp.DefaultBranch, Private: rp.Private}
 		if err := st.UpsertRepository(ctx, repo); err != nil {
 			return false, err
 		}
 	}
-	h.installed.remember(installationID, rp.ID)
+	h.installed.remember(installationID, rp)
 	return true, nil
 }
 
@@ -145,8 +153,16 @@ type installationPayload struct {
 // unsuspend and new_permissions_accepted.
 func (h *Handler) installation(ctx context.Context, d *Delivery) (Outcome, error) {
 	var p installationPayload
-	if err := json.Unmarshal(d.Payload, &p); err != nil || p.Installation.ID <= 0 {
+	// The installation object with its account is what tells an
+	// installation event from another event's body resent under its name
+	// (those carry the installation's id only): the event name is not
+	// signed, and a comment's "created" or "deleted" would otherwise
+	// unsuspend or delete the installation.
+	if err := json.Unmarshal(d.Payload, &p); err != nil || p.Installation.ID <= 0 || p.Installation.Account.Login == "" {
 		return Outcome{Status: http.StatusBadRequest, Reason: "malformed installation payload"}, nil
+	}
+	if seen, err := h.replayed(ctx); err != nil || seen {
+		return duplicate(), err
 	}
 	h.installed.forget()
 	st := h.opts.Store
@@ -155,9 +171,7 @@ func (h *Handler) installation(ctx context.Context, d *Delivery) (Outcome, error
 		return Outcome{}, err
 	}
 	in.ID = p.Installation.ID
-	if p.Installation.Account.Login != "" {
-		in.AccountLogin, in.AccountType = p.Installation.Account.Login, p.Installation.Account.Type
-	}
+	in.AccountLogin, in.AccountType = p.Installation.Account.Login, p.Installation.Account.Type
 	switch p.Action {
 	case "created":
 		in.Suspended, in.Deleted = false, false
@@ -170,9 +184,6 @@ func (h *Handler) installation(ctx context.Context, d *Delivery) (Outcome, error
 	case "new_permissions_accepted":
 	default:
 		return Outcome{Record: true, State: store.DeliveryIgnored, Status: http.StatusOK, Reason: "installation " + p.Action + " ignored"}, nil
-	}
-	if in.AccountLogin == "" {
-		in.AccountLogin = "unknown"
 	}
 	if err := st.UpsertInstallation(ctx, in); err != nil {
 		return Outcome{}, err
@@ -191,16 +202,16 @@ func (h *Handler) installation(ctx context.Context, d *Delivery) (Outcome, error
 // installationRepositories keeps an installation's repositories current.
 func (h *Handler) installationRepositories(ctx context.Context, d *Delivery) (Outcome, error) {
 	var p installationPayload
-	if err := json.Unmarshal(d.Payload, &p); err != nil || p.Installation.ID <= 0 {
+	if err := json.Unmarshal(d.Payload, &p); err != nil || p.Installation.ID <= 0 || p.Installation.Account.Login == "" {
 		return Outcome{Status: http.StatusBadRequest, Reason: "malformed installation_repositories payload"}, nil
+	}
+	if seen, err := h.replayed(ctx); err != nil || seen {
+		return duplicate(), err
 	}
 	h.installed.forget()
 	st := h.opts.Store
 	if _, err := st.GetInstallation(ctx, p.Installation.ID); errors.Is(err, store.ErrNotFound) {
 		in := store.Installation{ID: p.Installation.ID, AccountLogin: p.Installation.Account.Login, AccountType: p.Installation.Account.Type}
-		if in.AccountLogin == "" {
-			in.AccountLogin = "unknown"
-		}
 		if err := st.UpsertInstallation(ctx, in); err != nil {
 			return Outcome{}, err
 		}

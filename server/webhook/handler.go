@@ -12,6 +12,7 @@ import (
 	"net/http"
 	"net/url"
 	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
@@ -22,6 +23,12 @@ import (
 
 // DefaultMaxBody is a little above GitHub's 25 MB payload cap.
 const DefaultMaxBody = 26 << 20
+
+// DefaultMaxInFlight is the default of Options.MaxInFlight: above the 200
+// concurrent deliveries the benchmarks send, low enough that requests
+// holding their connections (until the server's read timeout) cannot pile
+// up without bound.
+const DefaultMaxInFlight = 256
 
 // Headers GitHub sends with a delivery.
 const (
@@ -36,6 +43,7 @@ type Store interface {
 	store.Accounts
 	RecordDelivery(ctx context.Context, d store.Delivery, args river.JobArgs, opts *river.InsertOpts) (duplicate bool, err error)
 	RecordDeliveries(ctx context.Context, batch []store.DeliveryJob) (duplicates []bool, err error)
+	DeliveryRecorded(ctx context.Context, guid string, bodyHash []byte) (bool, error)
 	ListFixPullRequests(ctx context.Context, repositoryID int64) ([]store.FixPullRequest, error)
 }
 
@@ -67,6 +75,10 @@ type Options struct {
 	// without "@" (nil: "polylane"); the app's slug belongs here when it is
 	// not "polylane".
 	Handles []string
+	// MaxInFlight bounds the deliveries being read, verified or recorded at
+	// once (0: DefaultMaxInFlight); past it a request is answered 503 at
+	// once, before its body is read. Each may hold up to MaxBody in memory.
+	MaxInFlight int
 }
 
 // DefaultGatherWindow is the default of Options.GatherWindow.
@@ -89,7 +101,11 @@ type Delivery struct {
 	InstallationID int64 // 0 when the payload has none
 	RepositoryID   int64 // 0 when the payload has none
 	Payload        []byte
-	ReceivedAt     time.Time
+	// BodyHash is the verified HMAC-SHA256 of the body as it arrived: the
+	// signature covers the body only, so this, not GUID, tells a captured
+	// delivery resent under a new X-GitHub-Delivery.
+	BodyHash   []byte
+	ReceivedAt time.Time
 
 	env     envelope // the payload's fields the built-in events read, parsed once
 	arrival *arrival // the request's place among those the group commit expects
@@ -127,14 +143,17 @@ type Handler struct {
 	group      *groupCommit
 	installed  installedCache
 	fixes      fixCache
+	inFlight   atomic.Int64
 }
 
 // New builds the handler with the events Polylane handles: ping,
 // workflow_run (a failure starts a diagnosis; a success on the default
 // branch of a repository with an open fix pull request starts a lifecycle
-// check), installation and installation_repositories, issue_comment (an
-// "@polylane" command starts a mention job) and pull_request (a new head
-// marks the assessment stale; a fix pull request's closing is recorded).
+// check), installation and installation_repositories, repository (the
+// stored repository follows its visibility, name, owner and deletion),
+// issue_comment (an "@polylane" command starts a mention job) and
+// pull_request (a new head marks the assessment stale; a fix pull request's
+// closing is recorded).
 func New(opts Options) (*Handler, error) {
 	if opts.Secret == "" {
 		return nil, errors.New("webhook: an empty secret would accept forged deliveries")
@@ -154,6 +173,9 @@ func New(opts Options) (*Handler, error) {
 	if len(opts.Handles) == 0 {
 		opts.Handles = []string{"polylane"}
 	}
+	if opts.MaxInFlight <= 0 {
+		opts.MaxInFlight = DefaultMaxInFlight
+	}
 	h := &Handler{opts: opts, secret: []byte(opts.Secret), conclusion: map[string]bool{}, events: map[string]EventFunc{},
 		group: newGroupCommit(opts.Store, opts.Committers, opts.GatherWindow)}
 	h.installed.now = opts.Now
@@ -167,6 +189,7 @@ func New(opts Options) (*Handler, error) {
 	h.Handle("installation_repositories", h.installationRepositories)
 	h.Handle("issue_comment", h.issueComment)
 	h.Handle("pull_request", h.pullRequest)
+	h.Handle("repository", h.repository)
 	return h, nil
 }
 
@@ -181,8 +204,15 @@ func answer(w http.ResponseWriter, status int, text string) {
 	fmt.Fprintln(w, text)
 }
 
-// ServeHTTP verifies, records and answers one delivery.
+// ServeHTTP verifies, records and answers one delivery, or answers 503
+// when MaxInFlight deliveries are in progress already.
 func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	defer h.inFlight.Add(-1)
+	if h.inFlight.Add(1) > int64(h.opts.MaxInFlight) {
+		w.Header().Set("Retry-After", "1")
+		answer(w, http.StatusServiceUnavailable, "too many deliveries in progress; send it again shortly")
+		return
+	}
 	arrival := h.group.arrive()
 	defer arrival.leave()
 	body, status, msg := h.readBody(w, r)
@@ -190,12 +220,13 @@ func (h *Handler) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		answer(w, status, msg)
 		return
 	}
-	if !h.validSignature(r.Header.Get(HeaderSignature), body) {
+	mac := h.verifiedMAC(r.Header.Get(HeaderSignature), body)
+	if mac == nil {
 		answer(w, http.StatusUnauthorized, "missing or invalid X-Hub-Signature-256")
 		return
 	}
-	d := &Delivery{GUID: r.Header.Get(HeaderDelivery), Event: r.Header.Get(HeaderEvent), ReceivedAt: h.opts.Now(),
-		arrival: arrival}
+	d := &Delivery{GUID: r.Header.Get(HeaderDelivery), Event: r.Header.Get(HeaderEvent), BodyHash: mac,
+		ReceivedAt: h.opts.Now(), arrival: arrival}
 	log := server.Logger(r.Context()).With().Str(server.LogKeyDeliveryID, d.GUID).Str("event", d.Event).Logger()
 	ctx := log.WithContext(r.Context())
 	if d.GUID == "" || d.Event == "" || len(d.GUID) > 100 || len(d.Event) > 100 {
@@ -253,20 +284,26 @@ func (h *Handler) readBody(w http.ResponseWriter, r *http.Request) ([]byte, int,
 	return body, 0, ""
 }
 
-// validSignature checks "sha256=<hex HMAC-SHA256 of the raw body>" in
-// constant time.
-func (h *Handler) validSignature(header string, body []byte) bool {
+// verifiedMAC checks "sha256=<hex HMAC-SHA256 of the raw body>" in
+// constant time and returns the MAC, or nil when it does not match. The
+// MAC doubles as the body's hash (Delivery.BodyHash): it is computed
+// anyway, and a body signed with another secret would not verify.
+func (h *Handler) verifiedMAC(header string, body []byte) []byte {
 	got, ok := strings.CutPrefix(header, "sha256=")
 	if !ok || len(got) != sha256.Size*2 {
-		return false
+		return nil
 	}
 	sig, err := hex.DecodeString(got)
 	if err != nil {
-		return false
+		return nil
 	}
 	mac := hmac.New(sha256.New, h.secret)
 	mac.Write(body)
-	return hmac.Equal(sig, mac.Sum(nil))
+	sum := mac.Sum(nil)
+	if !hmac.Equal(sig, sum) {
+		return nil
+	}
+	return sum
 }
 
 // jsonPayload returns the JSON of a body: the body itself, or the payload
@@ -320,7 +357,7 @@ func parseEnvelope(d *Delivery) error {
 
 // dispatch runs the event's function and records the delivery as it says.
 func (h *Handler) dispatch(ctx context.Context, fn EventFunc, d *Delivery) (int, string, error) {
-	out, err := fn(ctx, d)
+	out, err := fn(context.WithValue(ctx, deliveryKey{}, d), d)
 	if err != nil {
 		return 0, "", err
 	}
@@ -342,16 +379,45 @@ func (h *Handler) dispatch(ctx context.Context, fn EventFunc, d *Delivery) (int,
 	// the batch would otherwise pack every payload of it, one by one.
 	rec := store.Delivery{GUID: d.GUID, Event: d.Event, Action: d.Action, InstallationID: d.InstallationID,
 		RepositoryID: d.RepositoryID, ReceivedAt: d.ReceivedAt, Payload: d.Payload, Packed: store.PackPayload(d.Payload),
-		State: state}
+		BodyHash: d.BodyHash, State: state}
 	duplicate, err := h.group.record(ctx, rec, out.Job, out.Opts, d.arrival)
 	if err != nil {
 		return 0, "", fmt.Errorf("record delivery: %w", err)
 	}
 	if duplicate {
-		return http.StatusOK, "duplicate delivery: already recorded", nil
+		return http.StatusOK, duplicateReason, nil
 	}
 	return status, out.Reason, nil
 }
+
+// duplicateReason answers a delivery whose GUID or body is recorded.
+const duplicateReason = "duplicate delivery: already recorded"
+
+// deliveryKey carries the delivery being dispatched in its context, for
+// the checks deep in an event's function that must know whether it is a
+// replay (see replayed).
+type deliveryKey struct{}
+
+// replayed reports whether the context's delivery, or one with its body,
+// is recorded already. An event function that changes records before its
+// delivery is recorded (installations, repositories) asks first, so that a
+// captured delivery resent under a new GUID, or redelivered, applies
+// nothing; events whose only effect is the job recorded with the delivery
+// need not ask, as the record itself refuses the duplicate.
+func (h *Handler) replayed(ctx context.Context) (bool, error) {
+	d, _ := ctx.Value(deliveryKey{}).(*Delivery)
+	if d == nil {
+		return false, nil
+	}
+	seen, err := h.opts.Store.DeliveryRecorded(ctx, d.GUID, d.BodyHash)
+	if err != nil {
+		return false, fmt.Errorf("look for an earlier delivery of the body: %w", err)
+	}
+	return seen, nil
+}
+
+// duplicate is the outcome of a replayed delivery: 200, nothing recorded.
+func duplicate() Outcome { return Outcome{Status: http.StatusOK, Reason: duplicateReason} }
 
 // ping answers GitHub's hook check.
 func (h *Handler) ping(context.Context, *Delivery) (Outcome, error) {

@@ -15,32 +15,48 @@ const installedTTL = 15 * time.Second
 const maxInstalled = 100_000
 
 // installedCache remembers which (installation, repository) pairs were
-// found installed, so that a burst of deliveries reads the store once.
+// found installed, with what the delivery said of the repository then, so
+// that a burst of deliveries reads the store once, and a delivery that says
+// something new of the repository (its name, default branch or visibility)
+// reads it again and updates it.
 type installedCache struct {
-	mu  sync.Mutex
-	now func() time.Time
-	m   map[[2]int64]time.Time // expiry
+	mu    sync.Mutex
+	now   func() time.Time
+	m     map[[2]int64]time.Time // expiry
+	facts map[[2]int64]repoFacts // what the repository was when remembered
 }
 
-func (c *installedCache) ok(installation, repo int64) bool {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	exp, found := c.m[[2]int64{installation, repo}]
-	return found && c.now().Before(exp)
+// repoFacts are the fields of a repository the store keeps from deliveries.
+type repoFacts struct {
+	fullName      string
+	defaultBranch string
+	private       bool
 }
 
-func (c *installedCache) remember(installation, repo int64) {
+func (c *installedCache) ok(installation int64, rp repoPayload) bool {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if c.m == nil || len(c.m) >= maxInstalled {
-		c.m = map[[2]int64]time.Time{}
+	key := [2]int64{installation, rp.ID}
+	exp, found := c.m[key]
+	f := c.facts[key]
+	return found && c.now().Before(exp) && f.fullName == rp.FullName && f.private == rp.Private &&
+		(rp.DefaultBranch == "" || f.defaultBranch == rp.DefaultBranch)
+}
+
+func (c *installedCache) remember(installation int64, rp repoPayload) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.m == nil || c.facts == nil || len(c.m) >= maxInstalled {
+		c.m, c.facts = map[[2]int64]time.Time{}, map[[2]int64]repoFacts{}
 	}
-	c.m[[2]int64{installation, repo}] = c.now().Add(installedTTL)
+	key := [2]int64{installation, rp.ID}
+	c.m[key] = c.now().Add(installedTTL)
+	c.facts[key] = repoFacts{fullName: rp.FullName, defaultBranch: rp.DefaultBranch, private: rp.Private}
 }
 
-// forget drops everything: an installation changed.
+// forget drops everything: an installation or a repository changed.
 func (c *installedCache) forget() {
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	c.m = nil
+	c.m, c.facts = nil, nil
 }

@@ -26,7 +26,7 @@ func TestConfigFromDefaultBranch(t *testing.T) {
 
 			// The pull request's head turns comments off: ignored.
 			r.commit(t, run.HeadBranch, map[string]string{configPath: "comments:\n  pull_requests: false\nworkflows: [nothing.yml]\n"})
-			r.diagnoseAndPublish(t, run.ID)
+			first := r.diagnoseAndPublish(t, run.ID)
 			comments := r.botComments(number)
 			if len(comments) != 1 || strings.Contains(comments[0].Body, "[!CAUTION]") {
 				t.Fatalf("with only the pull request's copy: %d comments", len(comments))
@@ -34,8 +34,8 @@ func TestConfigFromDefaultBranch(t *testing.T) {
 
 			// An invalid file on the default branch: reported, defaults used.
 			r.commit(t, main, map[string]string{configPath: "window: 5000\nllm:\n  enabled: maybe\ncolour: blue\n"})
-			pa := PublishArgs{DeliveryGUID: "", InstallationID: r.sc.InstallationID, RepositoryID: r.sc.Repository.ID, RunID: run.ID, Attempt: run.RunAttempt}
-			pa.DeliveryGUID = r.deliveryOf(t, run.ID)
+			pa := PublishArgs{DeliveryGUID: first.DeliveryGUID, InstallationID: r.sc.InstallationID, RepositoryID: r.sc.Repository.ID,
+				RunID: run.ID, Attempt: run.RunAttempt}
 			if err := r.w.publish(ctx, pa); err != nil {
 				t.Fatal(err)
 			}
@@ -78,13 +78,6 @@ func TestConfigFromDefaultBranch(t *testing.T) {
 			}
 		})
 	}
-}
-
-// deliveryOf returns the guid of the newest recorded delivery of a run.
-func (r *rig) deliveryOf(t *testing.T, runID int64) string {
-	t.Helper()
-	a := r.deliver(t, runID)
-	return a.DeliveryGUID
 }
 
 // TestStaleOnNewHead marks the assessment stale when the pull request's

@@ -184,3 +184,62 @@ func testDeliveryPayloads(t *testing.T, s store.Store) {
 		}
 	}
 }
+
+// testDeliveryReplays: a delivery is known by its body hash as well as by
+// its GUID. A stored hash under a new GUID is a duplicate, alone or in a
+// batch, and enqueues nothing; deliveries without a hash never collide.
+func testDeliveryReplays(t *testing.T, s store.Store) {
+	ctx := ctxFor(t)
+	h1, h2 := bytes.Repeat([]byte{1}, 32), bytes.Repeat([]byte{2}, 32)
+	d := func(guid string, hash []byte) store.Delivery {
+		return store.Delivery{GUID: guid, Event: "installation", Payload: []byte(`{"action":"suspend"}`), BodyHash: hash}
+	}
+	dup, err := s.RecordDelivery(ctx, d("h-1", h1), testArgs{N: 1}, nil)
+	must(t, err)
+	if dup {
+		t.Fatal("first delivery of a body reported a duplicate")
+	}
+	got, err := s.GetDelivery(ctx, "h-1")
+	must(t, err)
+	equal(t, "stored body hash", got.BodyHash, h1)
+	dup, err = s.RecordDelivery(ctx, d("h-replayed", h1), testArgs{N: 2}, nil)
+	must(t, err)
+	if !dup {
+		t.Fatal("a stored body under a new GUID was not a duplicate")
+	}
+	_, err = s.GetDelivery(ctx, "h-replayed")
+	wantErr(t, err, store.ErrNotFound)
+
+	dups, err := s.RecordDeliveries(ctx, []store.DeliveryJob{
+		{Delivery: d("h-2", h1), Args: testArgs{N: 3}},
+		{Delivery: d("h-3", h2), Args: testArgs{N: 4}},
+		{Delivery: d("h-4", h2), Args: testArgs{N: 5}},
+		{Delivery: d("h-5", nil), Args: testArgs{N: 6}},
+		{Delivery: d("h-6", nil)},
+	})
+	must(t, err)
+	equal(t, "duplicates by body hash in a batch", dups, []bool{true, false, true, false, false})
+	if n := jobCount(t, s); n != 3 { // h-1's, h-3's and h-5's
+		t.Fatalf("jobs = %d, want 3", n)
+	}
+
+	for _, tc := range []struct {
+		guid string
+		hash []byte
+		want bool
+	}{
+		{"h-1", nil, true},
+		{"other", h1, true},
+		{"other", h2, true},
+		{"h-6", bytes.Repeat([]byte{3}, 32), true},
+		{"other", bytes.Repeat([]byte{3}, 32), false},
+		{"other", nil, false},
+		{"other", []byte{}, false},
+	} {
+		got, err := s.DeliveryRecorded(ctx, tc.guid, tc.hash)
+		must(t, err)
+		if got != tc.want {
+			t.Errorf("DeliveryRecorded(%s, %x) = %v, want %v", tc.guid, tc.hash, got, tc.want)
+		}
+	}
+}

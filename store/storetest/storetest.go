@@ -30,6 +30,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Repositories", testRepositories},
 		{"Deliveries", testDeliveries},
 		{"DeliveryPayloads", testDeliveryPayloads},
+		{"DeliveryReplays", testDeliveryReplays},
 		{"TransactionalEnqueue", testTransactionalEnqueue},
 		{"Runs", testRuns},
 		{"RunHistoryPagination", testRunHistoryPagination},
@@ -49,6 +50,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"RepositoryLock", testRepositoryLock},
 		{"Dashboard", testDashboard},
 		{"Conversations", testConversations},
+		{"Sessions", testSessions},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

@@ -44,43 +44,60 @@ func prepareDelivery(d *store.Delivery, now time.Time) error {
 	return nil
 }
 
+// deliveryColumns are the columns insertDelivery and insertDeliveries
+// write, in the order of deliveryValues.
+const deliveryColumns = `(guid, event, action, installation_id, repository_id, received_at, payload, body_hash, state, error, updated_at)`
+
+// deliveryValues are a prepared delivery's values for deliveryColumns.
+func deliveryValues(d store.Delivery, now time.Time) []any {
+	return []any{d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), d.Packed,
+		bodyHash(d.BodyHash), d.State, d.Error, now}
+}
+
+// bodyHash is a body hash as a query argument: NULL when there is none (an
+// empty blob would be a hash every such delivery shares).
+func bodyHash(h []byte) any {
+	if len(h) == 0 {
+		return nil
+	}
+	return h
+}
+
 // insertDelivery inserts a delivery row (prepared: its payload packed);
-// inserted is false for a GUID that is already stored.
+// inserted is false for a GUID or a body hash that is already stored.
 func insertDelivery(ctx context.Context, tx Tx, d store.Delivery, now time.Time) (inserted bool, err error) {
-	n, err := tx.Exec(ctx, `
-INSERT INTO webhook_deliveries
-    (guid, event, action, installation_id, repository_id, received_at, payload, state, error, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-ON CONFLICT (guid) DO NOTHING`,
-		d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), d.Packed, d.State, d.Error, now)
+	n, err := tx.Exec(ctx, `INSERT INTO webhook_deliveries `+deliveryColumns+`
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
+ON CONFLICT DO NOTHING`, deliveryValues(d, now)...)
 	return n > 0, err
 }
 
 // insertDeliveries inserts delivery rows with one statement and returns,
-// for each, whether it was inserted (false: its GUID was stored already, or
-// repeats an earlier one of the batch). The deliveries are prepared (their
-// payloads packed).
+// for each, whether it was inserted (false: its GUID or body hash was
+// stored already, or repeats an earlier one of the batch). The deliveries
+// are prepared (their payloads packed).
 func insertDeliveries(ctx context.Context, tx Tx, ds []store.Delivery, now time.Time) ([]bool, error) {
 	var b strings.Builder
-	b.WriteString(`INSERT INTO webhook_deliveries
-    (guid, event, action, installation_id, repository_id, received_at, payload, state, error, updated_at) VALUES `)
-	args := make([]any, 0, len(ds)*10)
+	b.WriteString(`INSERT INTO webhook_deliveries ` + deliveryColumns + ` VALUES `)
+	const cols = 11
+	args := make([]any, 0, len(ds)*cols)
 	for i, d := range ds {
 		if i > 0 {
 			b.WriteString(", ")
 		}
 		b.WriteString("(")
-		for c := range 10 {
+		for c := range cols {
 			if c > 0 {
 				b.WriteString(", ")
 			}
-			b.WriteString("$" + strconv.Itoa(i*10+c+1))
+			b.WriteString("$" + strconv.Itoa(i*cols+c+1))
 		}
 		b.WriteString(")")
-		args = append(args, d.GUID, d.Event, d.Action, d.InstallationID, d.RepositoryID, norm(d.ReceivedAt), d.Packed,
-			d.State, d.Error, now)
+		args = append(args, deliveryValues(d, now)...)
 	}
-	b.WriteString(" ON CONFLICT (guid) DO NOTHING RETURNING guid")
+	// Without a conflict target, a stored GUID and a stored body hash are
+	// both skipped.
+	b.WriteString(" ON CONFLICT DO NOTHING RETURNING guid")
 	rows, err := tx.Query(ctx, b.String(), args...)
 	if err != nil {
 		return nil, err
@@ -237,15 +254,38 @@ func (s *Records) recordDeliveries(ctx context.Context, batch []store.DeliveryJo
 	return duplicates, err
 }
 
+// DeliveryRecorded reports whether a delivery with the GUID, or with the
+// body hash when it is not empty, is stored.
+func (s *Records) DeliveryRecorded(ctx context.Context, guid string, hash []byte) (bool, error) {
+	var found bool
+	err := s.db.Read(ctx, func(tx Tx) error {
+		var one int
+		err := tx.QueryRow(ctx, `SELECT 1 FROM webhook_deliveries WHERE guid = $1
+UNION ALL SELECT 1 FROM webhook_deliveries WHERE body_hash = $2 LIMIT 1`, guid, bodyHash(hash)).Scan(&one)
+		switch {
+		case errors.Is(err, store.ErrNotFound):
+			return nil
+		case err != nil:
+			return err
+		}
+		found = true
+		return nil
+	})
+	if err != nil {
+		return false, fmt.Errorf("look up delivery %s: %w", guid, err)
+	}
+	return found, nil
+}
+
 // GetDelivery reads one delivery.
 func (s *Records) GetDelivery(ctx context.Context, guid string) (store.Delivery, error) {
 	var d store.Delivery
 	err := s.db.Read(ctx, func(tx Tx) error {
 		return tx.QueryRow(ctx, `
-SELECT guid, event, action, installation_id, repository_id, received_at, payload, state, error, updated_at
+SELECT guid, event, action, installation_id, repository_id, received_at, payload, body_hash, state, error, updated_at
 FROM webhook_deliveries WHERE guid = $1`, guid).Scan(
 			&d.GUID, &d.Event, &d.Action, &d.InstallationID, &d.RepositoryID, at(&d.ReceivedAt),
-			&d.Payload, &d.State, &d.Error, at(&d.UpdatedAt))
+			&d.Payload, &d.BodyHash, &d.State, &d.Error, at(&d.UpdatedAt))
 	})
 	if err == nil {
 		d.Payload, err = store.UnpackPayload(d.Payload)
