@@ -128,6 +128,7 @@ func (w *Worker) reportOptions(ctx context.Context, pub *published) report.Optio
 		opts.Muted, opts.MuteReason = true, reason
 	}
 	opts.ConfigWarnings = pub.set.Warnings
+	opts.FixWithheld = pub.withheld()
 	opts.Stale = pub.rec.Stale
 	return opts
 }
@@ -196,6 +197,9 @@ func (w *Worker) enqueueFix(ctx context.Context, a PublishArgs, pub *published, 
 		return nil
 	case opts.Muted:
 		log.Info().Str("class", pub.doc.TriggerClass).Msg("class muted: no fix pull request")
+		return nil
+	case pub.fixBlocked(false) != "":
+		log.Info().Str("class", pub.doc.TriggerClass).Str("withheld", pub.fixBlocked(false)).Msg("fix shown in the comment only: no fix pull request")
 		return nil
 	case !pub.set.AutomaticFixes:
 		f, err := w.st.GetFixPullRequest(ctx, pub.repo.ID, pub.doc.TriggerClass)
