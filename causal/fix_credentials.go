@@ -151,6 +151,9 @@ func (x *explainer) tokenHosts(n *harness.Node) ([]string, error) {
 // else that could read a credential given to the step; what gets the
 // credential is named in the refusal.
 func (x *explainer) dedicatedStep(n *harness.Node, what string) (*harness.Node, error) {
+	if x.tree == nil {
+		return nil, noFix("the step's commands were not modelled")
+	}
 	top := n
 	for top != nil && top.Parent != x.tree {
 		top = top.Parent
