@@ -11,6 +11,24 @@ import (
 // dockerHubLimit is Docker Hub's own wording of its anonymous pull limit.
 var dockerHubLimit = []string{"docker.com/increase-rate-limit", "unauthenticated pull rate limit"}
 
+// dockerHubLogin and dockerHubLogout are the steps around the one that
+// pulls; both are skipped until the repository defines the credentials.
+var (
+	dockerHubLogin = []string{
+		"name: Log in to Docker Hub for an authenticated pull quota",
+		"if: ${{ vars.DOCKERHUB_USERNAME != '' }}",
+		"uses: docker/login-action@v3",
+		"with:",
+		"  username: ${{ vars.DOCKERHUB_USERNAME }}",
+		"  password: ${{ secrets.DOCKERHUB_TOKEN }}",
+	}
+	dockerHubLogout = []string{
+		"name: Log out of Docker Hub",
+		"if: ${{ always() && vars.DOCKERHUB_USERNAME != '' }}",
+		"run: docker logout",
+	}
+)
+
 // fixRegistryAuth logs in to Docker Hub for the failing step only, or
 // pulls an official image from a mirror when the pull is a service
 // container's. The login is a docker/login-action step right before the
@@ -49,22 +67,9 @@ func fixRegistryAuth(x *explainer) (*fixPlan, error) {
 		}
 		command = top.Cmd.Name()
 	}
-	login := []string{
-		"name: Log in to Docker Hub for an authenticated pull quota",
-		"if: ${{ vars.DOCKERHUB_USERNAME != '' }}",
-		"uses: docker/login-action@v3",
-		"with:",
-		"  username: ${{ vars.DOCKERHUB_USERNAME }}",
-		"  password: ${{ secrets.DOCKERHUB_TOKEN }}",
-	}
-	logout := []string{
-		"name: Log out of Docker Hub",
-		"if: ${{ always() && vars.DOCKERHUB_USERNAME != '' }}",
-		"run: docker logout",
-	}
-	out, err := patch.InsertStepAfter(content, stepSpan(x.step), logout)
+	out, err := patch.InsertStepAfter(content, stepSpan(x.step), dockerHubLogout)
 	if err == nil {
-		out, err = patch.InsertStep(out, stepSpan(x.step), login)
+		out, err = patch.InsertStep(out, stepSpan(x.step), dockerHubLogin)
 	}
 	if err != nil {
 		return nil, noFix("%v", err)
