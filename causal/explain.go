@@ -41,8 +41,10 @@ type explainer struct {
 	ids       map[string][]string
 	chain     Chain
 	patch     *patch.Patch
-	fixNote   string
-	notes     []string
+	// creds are the credentials the patch passes, as its fix described them.
+	creds   []impact.Credential
+	fixNote string
+	notes   []string
 }
 
 // failText is a line a rule may match: a cause line (primary) or context.
@@ -276,7 +278,7 @@ func (x *explainer) result() *Explanation {
 // assessImpact assesses whether the patch's files reach a deployed
 // artifact and says where the change shows.
 func (x *explainer) assessImpact() *impact.Impact {
-	im, err := impact.AssessDiff(x.in.Repo, x.in.Repository, x.patch.Diff)
+	im, err := impact.AssessPatch(x.in.Repo, x.in.Repository, x.patch.Diff, x.creds)
 	if err != nil {
 		x.notes = append(x.notes, err.Error())
 		return nil

@@ -7,6 +7,7 @@ import (
 
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/causal/harness"
+	"github.com/polylane/polylane/causal/impact"
 	"github.com/polylane/polylane/causal/patch"
 )
 
@@ -18,6 +19,9 @@ type fixPlan struct {
 	Title     string
 	Rationale string
 	Edits     []patch.FileEdit
+	// Credentials describe the credentials the edits pass, to whom and
+	// where (fix_credentials.go).
+	Credentials []impact.Credential
 }
 
 // fixes maps a rule's fix name to its shape.
@@ -85,7 +89,7 @@ func (x *explainer) propose() {
 		x.fixNote = "The patch Polylane drafted failed validation, so none is offered: " + err.Error()
 		return
 	}
-	x.patch = p
+	x.patch, x.creds = p, plan.Credentials
 }
 
 func noPatchNote(category string) string {

@@ -51,43 +51,6 @@ func fixDockerReady(x *explainer) (*fixPlan, error) {
 	return &fixPlan{Title: "Wait for the Docker daemon before " + commandName(n), Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
 }
 
-// fixRegistryAuth logs in to Docker Hub before the pull, or pulls an
-// official image from a mirror when the pull is a service container's.
-func fixRegistryAuth(x *explainer) (*fixPlan, error) {
-	if x.wf == nil || x.job == nil {
-		return nil, noFix("the failing workflow job was not located")
-	}
-	content, err := x.repo.ReadFile(x.wf.Path)
-	if err != nil {
-		return nil, noFix("cannot read %s", x.wf.Path)
-	}
-	if x.step == nil {
-		// The runner pulls service images before any step runs.
-		return mirrorServiceImages(x, content)
-	}
-	for _, s := range x.job.Steps {
-		if strings.HasPrefix(s.Uses, "docker/login-action") && s.Index < x.step.Index {
-			return nil, noFix("the job already logs in to a registry before the step")
-		}
-	}
-	step := []string{
-		"name: Log in to Docker Hub for an authenticated pull quota",
-		"if: ${{ vars.DOCKERHUB_USERNAME != '' }}",
-		"uses: docker/login-action@v3",
-		"with:",
-		"  username: ${{ vars.DOCKERHUB_USERNAME }}",
-		"  password: ${{ secrets.DOCKERHUB_TOKEN }}",
-	}
-	out, err := patch.InsertStep(content, stepSpan(x.step), step)
-	if err != nil {
-		return nil, noFix("%v", err)
-	}
-	rationale := fmt.Sprintf("The pull was refused by Docker Hub's rate limit%s. Anonymous pulls share a small quota per IP address, and hosted runners share addresses; "+
-		"an authenticated pull counts against the account's own, larger quota. The new step logs in before %q when the repository defines the DOCKERHUB_USERNAME variable and DOCKERHUB_TOKEN secret, and is skipped otherwise, so it changes nothing until they are set.",
-		cite(x.ids["cause"]...), x.step.DisplayName())
-	return &fixPlan{Title: "Log in to Docker Hub before pulling images", Rationale: rationale, Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}}, nil
-}
-
 // mirrorServiceImages pulls official service images from the ECR Public
 // mirror of Docker's official images.
 func mirrorServiceImages(x *explainer, content []byte) (*fixPlan, error) {
@@ -111,89 +74,6 @@ func mirrorServiceImages(x *explainer, content []byte) (*fixPlan, error) {
 	rationale := fmt.Sprintf("The job's service containers could not be pulled because of Docker Hub's anonymous rate limit%s. The patch pulls the same official images (%s) from the ECR Public mirror of Docker's official images, which has no such per-IP limit for these images.",
 		cite(x.ids["cause"]...), strings.Join(changed, ", "))
 	return &fixPlan{Title: "Pull service images from a public mirror", Rationale: rationale, Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}}, nil
-}
-
-// tokenInputs are setup actions' inputs that take a GitHub token.
-var tokenInputs = map[string]string{
-	"actions/setup-go": "token", "actions/setup-node": "token", "actions/setup-python": "token",
-	"arduino/setup-task": "repo-token", "arduino/setup-protoc": "repo-token", "azure/setup-helm": "token",
-	"azure/setup-kubectl": "token",
-}
-
-// fixGitHubToken authenticates the step's GitHub API calls: the workflow's
-// token in the step's environment (or the action's token input), and an
-// Authorization header on a curl call to api.github.com that sends none.
-func fixGitHubToken(x *explainer) (*fixPlan, error) {
-	if x.wf == nil || x.step == nil {
-		return nil, noFix("the failing workflow step was not located")
-	}
-	content, err := x.repo.ReadFile(x.wf.Path)
-	if err != nil {
-		return nil, noFix("cannot read %s", x.wf.Path)
-	}
-	var out []byte
-	s := x.step
-	switch {
-	case s.Run != "":
-		for k := range s.Env {
-			if k == "GITHUB_TOKEN" || k == "GH_TOKEN" {
-				return nil, noFix("the step already passes a token")
-			}
-		}
-		out, err = patch.AddStepEnv(content, stepSpan(s), "GITHUB_TOKEN", "${{ github.token }}")
-	case s.Uses != "":
-		action, _, _ := strings.Cut(s.Uses, "@")
-		input, ok := tokenInputs[action]
-		if !ok {
-			return nil, noFix("the action %s has no token input Polylane knows", action)
-		}
-		if _, set := s.With[input]; set {
-			return nil, noFix("the step already passes a token")
-		}
-		out, err = patch.AddStepWith(content, stepSpan(s), input, "${{ github.token }}")
-	default:
-		return nil, noFix("the step neither runs a script nor uses an action")
-	}
-	if err != nil {
-		return nil, noFix("%v", err)
-	}
-	edits, header := x.authorizeCurl([]patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}})
-	rationale := fmt.Sprintf("The step called the GitHub API without a token and hit the unauthenticated limit of 60 requests per hour per IP address%s. "+
-		"Passing the workflow's own token raises the quota to the repository's and needs no new secret.%s", cite(x.ids["cause"]...), header)
-	return &fixPlan{Title: "Authenticate the GitHub API calls of " + s.DisplayName(), Rationale: rationale, Edits: edits}, nil
-}
-
-// authorizeCurl adds an Authorization header, sent when GITHUB_TOKEN is set,
-// to the emitter when it is a curl call to api.github.com without one. It
-// returns the edits and a sentence for the rationale.
-func (x *explainer) authorizeCurl(edits []patch.FileEdit) ([]patch.FileEdit, string) {
-	n := x.fixTarget()
-	if n == nil || n.Tool() != "curl" || !strings.Contains(n.Text, "api.github.com") || strings.Contains(n.Text, "Authorization") {
-		return edits, ""
-	}
-	site, err := x.siteOf(n)
-	if err != nil {
-		return edits, ""
-	}
-	line, end := editLines(n, site)
-	hdr := `${GITHUB_TOKEN:+-H "Authorization: Bearer ${GITHUB_TOKEN}"}`
-	if site.Host == patch.HostMakefile {
-		hdr = patch.MakeEscape(hdr)
-	}
-	base := site.Content
-	if site.Path == edits[0].Path {
-		base = edits[0].New
-	}
-	next, err := patch.AddArgs(base, line, end, programWord(n), []string{hdr})
-	if err != nil {
-		return edits, ""
-	}
-	if site.Path == edits[0].Path {
-		edits[0].New = next
-	} else {
-		edits = append(edits, edit(site, next))
-	}
-	return edits, " The curl call to api.github.com now sends that token when it is set."
 }
 
 // fixCRDWait waits for CRDs to be established before they are used, or

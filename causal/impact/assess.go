@@ -23,11 +23,17 @@ const maxRunsIn = 5
 // verdict per file, notes on build files that are not deployed, and a summary
 // in prose. Observability is left to Observe, which needs the failing step.
 func Assess(repo fs.FS, repository string, changes []Change) (*Impact, error) {
+	return assess(repo, repository, changes, nil)
+}
+
+// assess is Assess for a patch that passes the credentials creds: the
+// impact lists them, is never CI-only, and its summary says so.
+func assess(repo fs.FS, repository string, changes []Change, creds []Credential) (*Impact, error) {
 	if repo == nil {
 		return nil, errors.New("assess impact: no repository tree")
 	}
 	g := buildGraph(repo, repository)
-	im := &Impact{DeployEdges: []Edge{}, Affected: []string{}, Notes: g.notes, Assumed: g.assumed}
+	im := &Impact{DeployEdges: []Edge{}, Affected: []string{}, Notes: g.notes, Assumed: g.assumed, Credentials: creds}
 	hitEdges := map[*deployEdge]bool{}
 	var found, missed []string
 	for _, c := range changes {
@@ -53,14 +59,22 @@ func Assess(repo fs.FS, repository string, changes []Change) (*Impact, error) {
 			im.CheckedNotAffected = appendOnce(im.CheckedNotAffected, checkedLabel(e.Edge))
 		}
 	}
-	im.CIOnly = len(im.Affected) == 0
+	im.CIOnly = len(im.Affected) == 0 && len(im.Credentials) == 0
 	im.Summary = summarize(im, g, found, missed)
 	return im, nil
 }
 
-// AssessDiff is Assess for the files and lines of a unified diff.
+// AssessDiff is Assess for the files and lines of a unified diff; the
+// credential references the diff adds are listed (ScanCredentials).
 func AssessDiff(repo fs.FS, repository, diff string) (*Impact, error) {
-	return Assess(repo, repository, ChangesFromDiff(diff))
+	return AssessPatch(repo, repository, diff, nil)
+}
+
+// AssessPatch is AssessDiff for a patch whose fix described the
+// credentials it passes (who receives them, where they go); references in
+// files no description covers are listed as found.
+func AssessPatch(repo fs.FS, repository, diff string, described []Credential) (*Impact, error) {
+	return assess(repo, repository, ChangesFromDiff(diff), mergeCredentials(described, ScanCredentials(diff)))
 }
 
 // appendEdge appends e unless an equal edge is present.
@@ -126,15 +140,22 @@ func summarize(im *Impact, g *graph, found, missed []string) string {
 	parts = append(parts, describeEdges(g.edges))
 	switch {
 	case len(g.edges) == 0:
-	case im.CIOnly:
+	case len(im.Affected) == 0:
 		them := "any of them"
 		if len(g.edges) == 1 {
 			them = "it"
 		}
-		parts = append(parts, fmt.Sprintf("The change does not reach %s: %s. It is a CI-only change.", them, strings.Join(missed, "; ")))
+		s := fmt.Sprintf("The change does not reach %s: %s.", them, strings.Join(missed, "; "))
+		if im.CIOnly {
+			s += " It is a CI-only change."
+		}
+		parts = append(parts, s)
 	default:
 		parts = append(parts, fmt.Sprintf("The change reaches %s: %s. Treat it as a production change and review it with the owners of what ships.",
 			strings.Join(im.Affected, ", "), strings.Join(found, "; ")))
+	}
+	if len(im.Credentials) > 0 {
+		parts = append(parts, credentialSentence(im.Credentials))
 	}
 	var kept []string
 	for _, p := range parts {

@@ -28,6 +28,10 @@ type Impact struct {
 	// workflow runs): they are kept so that a change reaching them is not
 	// called CI-only.
 	Assumed []string `json:"assumed,omitempty"`
+	// Credentials lists the credentials and secrets the patch adds or
+	// moves, what receives each and where it is sent. A patch with any is
+	// not CI-only.
+	Credentials []Credential `json:"credentials,omitempty"`
 }
 
 // FileVerdict is the assessment of one changed file.

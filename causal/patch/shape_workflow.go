@@ -45,6 +45,29 @@ func InsertStep(content []byte, before StepSpan, step []string) ([]byte, error) 
 	return InsertLines(content, before.Line, add)
 }
 
+// InsertStepAfter inserts a new step right after the step at after, in the
+// same shape as InsertStep.
+func InsertStepAfter(content []byte, after StepSpan, step []string) ([]byte, error) {
+	ls := lines(content)
+	if after.Line < 1 || after.EndLine < after.Line || after.EndLine > len(ls) || after.Column < 3 || len(step) == 0 {
+		return nil, fmt.Errorf("%w: step position %d-%d:%d", ErrShape, after.Line, after.EndLine, after.Column)
+	}
+	keyInd := after.keyIndent()
+	var add []string
+	// Keep a blank line between steps when the file separates them so.
+	if after.EndLine < len(ls) && strings.TrimSpace(ls[after.EndLine]) == "" {
+		add = append(add, "")
+	}
+	for i, l := range step {
+		if i == 0 {
+			add = append(add, keyInd[:len(keyInd)-2]+"- "+l)
+			continue
+		}
+		add = append(add, keyInd+l)
+	}
+	return InsertLines(content, after.EndLine+1, add)
+}
+
 // AddStepEnv adds NAME: value to a step's env:, creating the mapping after
 // the step's last line when it has none.
 func AddStepEnv(content []byte, step StepSpan, name, value string) ([]byte, error) {

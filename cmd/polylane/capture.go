@@ -169,7 +169,7 @@ func (c *capture) connect(ctx context.Context, getenv func(string) string) error
 		}
 		key := []byte(getenv("POLYLANE_GITHUB_PRIVATE_KEY"))
 		if file := getenv("POLYLANE_GITHUB_PRIVATE_KEY_FILE"); len(key) == 0 && file != "" {
-			if key, err = os.ReadFile(file); err != nil {
+			if key, err = readPrivateKey(file); err != nil {
 				return fmt.Errorf("POLYLANE_GITHUB_PRIVATE_KEY_FILE: %w", err)
 			}
 		}

@@ -8,7 +8,6 @@ import (
 	"io"
 	"net"
 	"net/url"
-	"os"
 	"strconv"
 	"strings"
 	"time"
@@ -102,7 +101,7 @@ var settings = []setting{
 		Usage: "GitHub App id; needs a private key.",
 		set:   setAppID},
 	{Env: "POLYLANE_GITHUB_PRIVATE_KEY_FILE", Flag: "github-private-key-file", Commands: []string{cmdServe},
-		Usage: "PEM file of the GitHub App's private key.",
+		Usage: "PEM file of the GitHub App's private key; only its owner may read it (chmod 600).",
 		set:   func(c *Config, v string) error { c.GitHubKeyFile = v; return nil }},
 	{Env: "POLYLANE_GITHUB_PRIVATE_KEY", Secret: true, Commands: []string{cmdServe},
 		Usage: "The GitHub App's private key itself (PEM), instead of a file.",
@@ -348,11 +347,12 @@ func setQueueWorkers(c *Config, v string) error {
 	return nil
 }
 
-// readKeyFile loads the private key file into c.
+// readKeyFile loads the private key file into c; a file anyone but its
+// owner may read is refused.
 func readKeyFile(c *Config) error {
-	b, err := os.ReadFile(c.GitHubKeyFile)
+	b, err := readPrivateKey(c.GitHubKeyFile)
 	if err != nil {
-		return fmt.Errorf("read key: %w", err)
+		return err
 	}
 	if err := checkPEM(b); err != nil {
 		return err

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"net/url"
 	"os"
 	"path/filepath"
 	"strings"
@@ -21,7 +22,7 @@ const maxConfigFile = 1 << 20
 // The file is read before the other settings (see withConfigFile), so its
 // set function has nothing left to do.
 var configFileSetting = setting{Env: configFileEnv, Flag: "config", Commands: bothCommands,
-	Usage: "File of KEY=VALUE lines naming settings of this table (polylane setup writes one); the environment and flags win over it.",
+	Usage: "File of KEY=VALUE lines naming settings of this table (polylane setup writes one); the environment and flags win over it. One that holds a secret must be readable by its owner only (chmod 600).",
 	set:   func(*Config, string) error { return nil }}
 
 func init() {
@@ -72,8 +73,10 @@ func readConfigFile(path string) (map[string]string, error) {
 	if err != nil {
 		return nil, err
 	}
-	if perm := info.Mode().Perm(); perm&0o007 != 0 && holdsSecret(values) {
-		return nil, fmt.Errorf("%s holds secrets but other users may read it (mode %04o): chmod 600 %s", path, perm, path)
+	if holdsSecret(values) {
+		if err := privateFile(path, info.Mode(), "holds secrets"); err != nil {
+			return nil, err
+		}
 	}
 	if kf := values["POLYLANE_GITHUB_PRIVATE_KEY_FILE"]; kf != "" && !filepath.IsAbs(kf) {
 		values["POLYLANE_GITHUB_PRIVATE_KEY_FILE"] = filepath.Join(filepath.Dir(path), kf)
@@ -81,10 +84,47 @@ func readConfigFile(path string) (map[string]string, error) {
 	return values, nil
 }
 
-// holdsSecret reports whether values set a secret setting.
+// privateFile refuses a file that holds a secret (what says how) when
+// anyone but its owner may read or change it: its group as much as other
+// users.
+func privateFile(path string, mode os.FileMode, what string) error {
+	if perm := mode.Perm(); perm&0o077 != 0 {
+		return fmt.Errorf("%s %s but other users may read it (mode %04o): chmod 600 %s", path, what, perm, path)
+	}
+	return nil
+}
+
+// readPrivateKey reads a private key file that only its owner may read.
+func readPrivateKey(path string) ([]byte, error) {
+	f, err := os.Open(path)
+	if err != nil {
+		return nil, fmt.Errorf("read key: %w", err)
+	}
+	defer f.Close()
+	info, err := f.Stat()
+	if err != nil {
+		return nil, fmt.Errorf("read key: %w", err)
+	}
+	if err := privateFile(path, info.Mode(), "is a private key"); err != nil {
+		return nil, err
+	}
+	b, err := io.ReadAll(io.LimitReader(f, maxConfigFile))
+	if err != nil {
+		return nil, fmt.Errorf("read key: %w", err)
+	}
+	return b, nil
+}
+
+// holdsSecret reports whether values set a secret setting, or a database
+// URL with a password.
 func holdsSecret(values map[string]string) bool {
 	for _, s := range settings {
 		if s.Secret && values[s.Env] != "" {
+			return true
+		}
+	}
+	if u, err := url.Parse(values["POLYLANE_DATABASE_URL"]); err == nil && u.User != nil {
+		if _, set := u.User.Password(); set {
 			return true
 		}
 	}

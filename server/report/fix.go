@@ -62,6 +62,33 @@ func (r *renderer) fix(b *strings.Builder, inBody bool) {
 	if r.cut.diff != "" {
 		b.WriteString("The diff is left out of this comment for its size; it is in the fix pull request and on the dashboard.\n\n")
 	}
+	if !inBody {
+		r.withheld(b)
+	}
+}
+
+// withheld says why the patch is not opened as a fix pull request, and how
+// to allow it.
+func (r *renderer) withheld(b *strings.Builder) {
+	for _, why := range r.opts.FixWithheld {
+		switch why {
+		case WithheldWorkflows:
+			var wfs []string
+			for _, f := range r.d.Patch.Files {
+				if strings.HasPrefix(f.Path, ".github/workflows/") {
+					wfs = append(wfs, f.Path)
+				}
+			}
+			changes := "a workflow file"
+			if len(wfs) > 0 {
+				changes = r.codeListN(wfs, 4)
+			}
+			b.WriteString("Polylane opens no pull request for this fix because it changes " + changes +
+				" and the repository does not allow fix pull requests that change workflows; set `fix_pull_requests.workflows: true` in `.github/polylane.yml` on the default branch to allow them.\n\n")
+		case WithheldCredential:
+			b.WriteString("Polylane never opens this fix as a pull request on its own because it passes a credential; someone with write access can ask for it with `@" + r.opts.handle() + " fix`.\n\n")
+		}
+	}
 }
 
 // lint names the repository's declared lint command and says honestly

@@ -34,11 +34,25 @@ type Options struct {
 	// LLM worded it; empty keeps Polylane's own text.
 	NarratedSummary string
 	NarratedWhyFix  string
+	// FixWithheld lists why the patch is shown here and not opened as a
+	// fix pull request (WithheldWorkflows, WithheldCredential); the fix
+	// section says so, and how to allow it.
+	FixWithheld []string
 	// LogSteps locate steps inside job logs, so that log citations link to
 	// the exact line of GitHub's step view. Without them a citation of the
 	// failing job links to the start of the failing step.
 	LogSteps []LogStep
 }
+
+// Reasons a patch is not opened as a fix pull request.
+const (
+	// WithheldWorkflows: the patch changes .github/workflows/* and the
+	// repository has not set fix_pull_requests.workflows.
+	WithheldWorkflows = "workflows"
+	// WithheldCredential: the patch passes a credential, so it is opened
+	// only when someone with write access asks.
+	WithheldCredential = "credential"
+)
 
 // LogStep is where one step starts in a job's raw log.
 type LogStep struct {

@@ -20,11 +20,13 @@ func (r *renderer) production(b *strings.Builder) {
 		b.WriteString("Polylane did not assess whether the changed files reach anything deployed. Check the deploy paths (images, charts, manifests, releases) before merging.\n\n")
 		return
 	}
-	if im.CIOnly {
+	switch {
+	case im.CIOnly:
 		b.WriteString("**CI-only change: nothing that is deployed is touched.**\n\n")
-	} else {
+	case len(im.Affected) > 0:
 		b.WriteString("**This change reaches deployed artifacts:** " + r.codeList(im.Affected) + ".\n\n")
 	}
+	r.credentials(b, im.Credentials)
 	if im.Summary != "" {
 		b.WriteString(r.p(im.Summary) + "\n\n")
 	}
@@ -34,6 +36,21 @@ func (r *renderer) production(b *strings.Builder) {
 	r.changedFiles(b, im.Files)
 	r.bullets(b, "Counted as deployed, though no workflow here publishes it", im.Assumed)
 	r.bullets(b, "Also found, not deployed", im.Notes)
+}
+
+// credentials says what the patch hands a credential to, and where it is
+// sent: such a change is never CI-only.
+func (r *renderer) credentials(b *strings.Builder, cs []impact.Credential) {
+	if len(cs) == 0 {
+		return
+	}
+	b.WriteString("**Not a CI-only change: the patch passes a credential.** Check who receives it before merging:\n\n")
+	left := r.each(len(cs), func(i int) {
+		c := cs[i]
+		b.WriteString("- " + r.c(c.File) + ": " + r.p(c.Exposure) + "\n")
+	})
+	more(b, left)
+	b.WriteString("\n")
 }
 
 // edges lists the repository's deploy edges.

@@ -175,8 +175,11 @@ func (r *renderer) fixSentence() string {
 		s += "; its reach into deployed artifacts was not assessed"
 	case im.CIOnly:
 		s += " and reaches nothing that is deployed"
-	default:
+	case len(im.Affected) > 0:
 		s += fmt.Sprintf(" and reaches %d deployed %s", len(im.Affected), plural(len(im.Affected), "artifact", "artifacts"))
+	}
+	if im := r.d.Impact; im != nil && len(im.Credentials) > 0 {
+		s += "; it passes a credential, so it is not a CI-only change"
 	}
 	return s + "."
 }

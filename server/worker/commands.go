@@ -135,6 +135,8 @@ func (w *Worker) requestFix(ctx context.Context, c *conversation, _ string) (str
 	switch {
 	case err != nil:
 		return "", "", err
+	case res.withheld != "":
+		return pub.withheldReply(res.withheld), "withheld: " + res.withheld, nil
 	case res.notApplied != "":
 		return "The patch no longer applies to the default branch, so no fix pull request was opened: " + inert(res.notApplied) + "\n", "not applied", nil
 	case res.number == 0:

@@ -42,6 +42,9 @@ type fixResult struct {
 	// notApplied says why the patch does not apply to the default branch.
 	notApplied string
 	noPatch    bool
+	// withheld is why the patch may not be opened as a pull request
+	// (fixgate.go).
+	withheld string
 }
 
 // fixPull opens or updates the fix pull request and says what it did.
@@ -53,6 +56,10 @@ func (w *Worker) fixPull(ctx context.Context, a FixArgs) (fixResult, error) {
 	}
 	if pub.doc.Patch == nil || pub.doc.Patch.Diff == "" {
 		return fixResult{noPatch: true}, nil
+	}
+	if why := pub.fixBlocked(a.Requested); why != "" {
+		zerolog.Ctx(ctx).Info().Str("class", a.ClassID).Str("withheld", why).Msg("fix pull request withheld")
+		return fixResult{withheld: why}, nil
 	}
 	release, err := w.st.LockRepository(ctx, a.RepositoryID)
 	if err != nil {
@@ -72,6 +79,7 @@ func (w *Worker) fixPull(ctx context.Context, a FixArgs) (fixResult, error) {
 		return fixResult{notApplied: notApplied}, err
 	}
 	opts := w.reportOptions(ctx, pub)
+	opts.FixWithheld = nil // it is being opened
 	title, body, err := report.PullRequest(pub.doc, opts)
 	if err != nil {
 		return fixResult{}, permanent{err}

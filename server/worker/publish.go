@@ -128,6 +128,7 @@ func (w *Worker) reportOptions(ctx context.Context, pub *published) report.Optio
 		opts.Muted, opts.MuteReason = true, reason
 	}
 	opts.ConfigWarnings = pub.set.Warnings
+	opts.FixWithheld = pub.withheld()
 	opts.Stale = pub.rec.Stale
 	return opts
 }
@@ -186,16 +187,20 @@ func (w *Worker) publish(ctx context.Context, a PublishArgs) error {
 
 // enqueueFix queues the fix pull request job of a default-branch failure
 // with a patch: when fix pull requests are automatic, or to refresh the
-// class's open fix pull request with the new evidence. Polylane's own runs
-// and muted classes get none.
+// class's open fix pull request with the new evidence. Polylane's own runs,
+// muted classes and withheld fixes (fixgate.go) get none.
 func (w *Worker) enqueueFix(ctx context.Context, a PublishArgs, pub *published, opts report.Options) error {
 	log := zerolog.Ctx(ctx)
+	withheld := pub.fixBlocked(false)
 	switch {
 	case pub.p.loopGuarded(pub.bot):
 		log.Info().Msg("run of Polylane's own branch or bot: no fix pull request")
 		return nil
 	case opts.Muted:
 		log.Info().Str("class", pub.doc.TriggerClass).Msg("class muted: no fix pull request")
+		return nil
+	case withheld != "":
+		log.Info().Str("class", pub.doc.TriggerClass).Str("withheld", withheld).Msg("fix shown in the comment only: no fix pull request")
 		return nil
 	case !pub.set.AutomaticFixes:
 		f, err := w.st.GetFixPullRequest(ctx, pub.repo.ID, pub.doc.TriggerClass)

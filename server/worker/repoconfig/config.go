@@ -38,6 +38,9 @@ type Config struct {
 	// AutomaticFixes opens and updates fix pull requests without being
 	// asked.
 	AutomaticFixes bool
+	// WorkflowFixes lets a fix pull request change .github/workflows/*;
+	// without it such a patch is only shown in the comment.
+	WorkflowFixes bool
 	// FixLabels are added to every fix pull request.
 	FixLabels []string
 	// CloseAfterRuns closes a fix pull request whose class has not recurred
@@ -74,6 +77,7 @@ type file struct {
 	} `yaml:"comments"`
 	Fix struct {
 		Automatic      *bool    `yaml:"automatic"`
+		Workflows      *bool    `yaml:"workflows"`
 		Labels         []string `yaml:"labels"`
 		CloseAfterRuns *int     `yaml:"close_after_runs"`
 	} `yaml:"fix_pull_requests"`
@@ -150,6 +154,7 @@ func (f *file) apply(cfg *Config) {
 	setBool(&cfg.CommentOnPullRequests, f.Comments.PullRequests)
 	setBool(&cfg.CommentOnDefaultBranch, f.Comments.DefaultBranch)
 	setBool(&cfg.AutomaticFixes, f.Fix.Automatic)
+	setBool(&cfg.WorkflowFixes, f.Fix.Workflows)
 	cfg.FixLabels = f.Fix.Labels
 	setInt(&cfg.CloseAfterRuns, f.Fix.CloseAfterRuns)
 	setBool(&cfg.LLM, f.LLM.Enabled)

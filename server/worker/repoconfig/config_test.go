@@ -11,11 +11,11 @@ import (
 
 func TestParse(t *testing.T) {
 	full := Config{
-		Workflows:   []string{".github/workflows/e2e.yml", "Unit Tests", ".github/workflows/release-*.yml"},
-		Branches:    []string{"main", "release/*"},
-		Window:      50,
-		Conclusions: []string{"failure", "cancelled"},
-		FixLabels:   []string{"ci", "polylane"}, CloseAfterRuns: 12,
+		Workflows:     []string{".github/workflows/e2e.yml", "Unit Tests", ".github/workflows/release-*.yml"},
+		Branches:      []string{"main", "release/*"},
+		Window:        50,
+		Conclusions:   []string{"failure", "cancelled"},
+		WorkflowFixes: true, FixLabels: []string{"ci", "polylane"}, CloseAfterRuns: 12,
 		Muted: []MutedClass{{ID: "e2e-provision-1a2b"}, {ID: "unit-timeout-9f", Reason: "upstream mirror, tracked in #42"}},
 		LLM:   true, LLMLogs: true,
 	}
@@ -138,7 +138,7 @@ func TestSchemaPublished(t *testing.T) {
 	// Every documented default is what Defaults says.
 	d := Defaults()
 	checks := map[string]any{"comments.pull_requests": d.CommentOnPullRequests, "comments.default_branch": d.CommentOnDefaultBranch,
-		"fix_pull_requests.automatic": d.AutomaticFixes, "fix_pull_requests.close_after_runs": float64(d.CloseAfterRuns),
+		"fix_pull_requests.automatic": d.AutomaticFixes, "fix_pull_requests.workflows": d.WorkflowFixes, "fix_pull_requests.close_after_runs": float64(d.CloseAfterRuns),
 		"llm.enabled": d.LLM, "llm.include_logs": d.LLMLogs}
 	for key, want := range checks {
 		p := s
