@@ -136,7 +136,7 @@ func JSONNesting(data []byte, limit int) (depth, line int) {
 // scalars, comments and the text of block scalars (| and >) are skipped. It
 // stops once past limit.
 func YAMLNesting(data []byte, limit int) (depth, line int) {
-	var indents []int // open block indentation columns
+	var indents []int     // open block indentation columns
 	flow, scalar := 0, -1 // scalar: the indentation of a block scalar's key line
 	for ln, text := range bytesLines(data) {
 		if depth > limit {
