@@ -85,7 +85,7 @@ test-reliability: ## fault sweep over every GitHub call (RELIABILITY_RUNS=3, REL
 	@mkdir -p $(BIN) && rm -f $(BIN)/reliability.txt
 	RELIABILITY_RUNS=$(RELIABILITY_RUNS) RELIABILITY_SEED=$(RELIABILITY_SEED) RELIABILITY_REPORT=$(abspath $(BIN))/reliability.txt \
 		$(GO) test -race -count=1 -timeout 60m -run '^TestReliabilitySweep$$' ./server/worker/
-	@$(GO) test -race -count=1 -timeout 20m -v -run '^(TestCrashRecovery|TestPostgresRestartUnderServe)$$' ./cmd/polylane/ \
+	@$(GO) test -race -count=1 -timeout 20m -v -run '^(TestCrashRecovery|TestCrashLoopIsStopped|TestPostgresRestartUnderServe)$$' ./cmd/polylane/ \
 		> $(BIN)/reliability-crash.log 2>&1; status=$$?; \
 		grep -E '^ *--- |^(ok|FAIL)|(crash|pgrestart)_test.go:[0-9]+: [a-z/]' $(BIN)/reliability-crash.log | tee -a $(BIN)/reliability.txt; \
 		[ $$status -eq 0 ] || { tail -n 200 $(BIN)/reliability-crash.log; exit $$status; }

@@ -295,3 +295,46 @@ func logSecret(logs, webhookSecret string, keyPEM []byte) string {
 	}
 	return ""
 }
+
+// TestCrashLoopIsStopped kills serve twice while the same diagnosis runs,
+// as input that kills the process would: the third serve does not run the
+// job again (a crash-looping job would stop it too) but marks its delivery
+// failed with the reason, and logs it.
+func TestCrashLoopIsStopped(t *testing.T) {
+	const crashesAllowed = 2 // worker.maxCrashes
+	for _, b := range e2eBackends() {
+		t.Run(b.name, func(t *testing.T) {
+			t.Parallel()
+			g := newCrashRig(t, b.url(t))
+			hold := g.sim.InjectFault(githubtest.Fault{Kind: githubtest.FaultTimeout, Method: http.MethodGet,
+				Path: "/repos/*/*/actions/jobs/*/logs", Times: -1})
+			r := g.start(t)
+			d := g.deliver(t, r, g.sc.TriggerRunID)
+			if d.Status != http.StatusAccepted {
+				t.Fatalf("delivery answered %d", d.Status)
+			}
+			for i := 1; i <= crashesAllowed; i++ {
+				waitUntil(t, crashSettle, "the diagnosis' log download", func() bool { return hold.Hits() >= i })
+				g.kill(t, r)
+				r = g.start(t)
+			}
+			before := hold.Hits()
+			ctx := context.Background()
+			waitUntil(t, crashSettle, "the delivery marked failed", func() bool {
+				del, err := g.st.GetDelivery(ctx, d.GUID)
+				return err == nil && del.State == store.DeliveryFailed
+			})
+			del, _ := g.st.GetDelivery(ctx, d.GUID)
+			if !strings.Contains(del.Error, "stopped 2 times") {
+				t.Errorf("delivery error %q does not say why", del.Error)
+			}
+			if n := hold.Hits() - before; n != 0 {
+				t.Errorf("the job ran again after %d crashes: %d more log downloads", crashesAllowed, n)
+			}
+			if !strings.Contains(r.logs.String(), "is not run again") {
+				t.Error("the log does not say the job is not run again")
+			}
+			waitUntil(t, crashSettle, "an idle queue", g.settled)
+		})
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"testing/fstest"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/rs/zerolog"
 
 	"github.com/polylane/polylane/server/ghclient"
@@ -102,7 +103,7 @@ func TestNoCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &Worker{opts: Options{Store: st}, st: st, log: zerolog.Nop()}
-	err := w.run(ctx, KindPublish, 1, 8, "g", "publish", func(context.Context) error { return nil })
+	err := w.run(ctx, &rivertype.JobRow{Kind: KindPublish, Attempt: 1, MaxAttempts: 8}, "g", "publish", func(context.Context) error { return nil })
 	var cancel *river.JobCancelError
 	if !errors.As(err, &cancel) {
 		t.Fatalf("err = %v, want a cancelled job", err)
@@ -133,7 +134,7 @@ func TestRunVerdicts(t *testing.T) {
 		}},
 	}
 	for _, tc := range tests {
-		got := w.run(ctx, KindDiagnoseForTest, 1, 8, "", tc.name, func(context.Context) error { return tc.err })
+		got := w.run(ctx, &rivertype.JobRow{Kind: KindDiagnoseForTest, Attempt: 1, MaxAttempts: 8}, "", tc.name, func(context.Context) error { return tc.err })
 		if !tc.check(got) {
 			t.Errorf("%s: verdict %v", tc.name, got)
 		}
@@ -231,5 +232,37 @@ func TestRegressionComment(t *testing.T) {
 	}
 	if n := len(r.botPulls()); n != 0 {
 		t.Fatalf("%d fix pull requests for a regression", n)
+	}
+}
+
+// TestCrashedJobIsNotRunAgain: a job that River rescued from a dead process
+// once runs again; after a second rescue its step is not run, the job is
+// cancelled and the delivery says why.
+func TestCrashedJobIsNotRunAgain(t *testing.T) {
+	st := storetest.OpenSQLite(t)
+	ctx := context.Background()
+	w := &Worker{opts: Options{Store: st}, st: st, gh: &ghclient.Client{}, log: zerolog.Nop()}
+	rescued := rivertype.AttemptError{Error: "Stuck job rescued by JobRescuer"}
+	for _, tc := range []struct {
+		guid   string
+		errs   []rivertype.AttemptError
+		runs   bool
+		failed bool
+	}{
+		{"fresh", nil, true, false},
+		{"one crash", []rivertype.AttemptError{rescued}, true, false},
+		{"crash and error", []rivertype.AttemptError{rescued, {Error: "502 Bad Gateway"}}, true, false},
+		{"two crashes", []rivertype.AttemptError{rescued, {Error: "boom"}, rescued}, false, true},
+	} {
+		if _, err := st.RecordDelivery(ctx, store.Delivery{GUID: tc.guid, Event: "workflow_run", Payload: []byte("{}")}, nil, nil); err != nil {
+			t.Fatal(err)
+		}
+		ran := false
+		err := w.run(ctx, &rivertype.JobRow{Kind: KindDiagnoseForTest, Attempt: len(tc.errs) + 1, MaxAttempts: 8, Errors: tc.errs}, tc.guid, "diagnose",
+			func(context.Context) error { ran = true; return nil })
+		d, _ := st.GetDelivery(ctx, tc.guid)
+		if ran != tc.runs || errors.As(err, new(*river.JobCancelError)) != tc.failed || (d.State == store.DeliveryFailed) != tc.failed {
+			t.Errorf("%s: ran %v, verdict %v, delivery %s %q", tc.guid, ran, err, d.State, d.Error)
+		}
 	}
 }

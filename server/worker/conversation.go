@@ -37,7 +37,7 @@ func (m *mentionWorker) Timeout(*river.Job[webhook.MentionArgs]) time.Duration {
 func (m *mentionWorker) Work(ctx context.Context, job *river.Job[webhook.MentionArgs]) error {
 	a := job.Args
 	ctx = m.w.jobContext(ctx, a.DeliveryGUID, a.InstallationID, a.RepositoryID, 0)
-	return m.w.run(ctx, job.JobRow.Kind, job.Attempt, job.MaxAttempts, a.DeliveryGUID, "answer the comment",
+	return m.w.run(ctx, job.JobRow, a.DeliveryGUID, "answer the comment",
 		func(ctx context.Context) error { return m.w.mention(ctx, a) })
 }
 
@@ -53,7 +53,7 @@ func (p *pullRequestWorker) Timeout(*river.Job[webhook.PullRequestArgs]) time.Du
 func (p *pullRequestWorker) Work(ctx context.Context, job *river.Job[webhook.PullRequestArgs]) error {
 	a := job.Args
 	ctx = p.w.jobContext(ctx, a.DeliveryGUID, a.InstallationID, a.RepositoryID, 0)
-	return p.w.run(ctx, job.JobRow.Kind, job.Attempt, job.MaxAttempts, a.DeliveryGUID, "pull request "+a.Action,
+	return p.w.run(ctx, job.JobRow, a.DeliveryGUID, "pull request "+a.Action,
 		func(ctx context.Context) error { return p.w.pullRequestDone(ctx, a) })
 }
 
@@ -69,7 +69,7 @@ func (l *lifecycleWorker) Timeout(*river.Job[webhook.LifecycleArgs]) time.Durati
 func (l *lifecycleWorker) Work(ctx context.Context, job *river.Job[webhook.LifecycleArgs]) error {
 	a := job.Args
 	ctx = l.w.jobContext(ctx, a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID)
-	return l.w.run(ctx, job.JobRow.Kind, job.Attempt, job.MaxAttempts, a.DeliveryGUID, "fix pull request check",
+	return l.w.run(ctx, job.JobRow, a.DeliveryGUID, "fix pull request check",
 		func(ctx context.Context) error { return l.w.lifecycleDone(ctx, a) })
 }
 

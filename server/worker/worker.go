@@ -4,10 +4,12 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"strings"
 	"sync/atomic"
 	"time"
 
 	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
 	"github.com/rs/zerolog"
 
 	"github.com/polylane/polylane/server"
@@ -135,7 +137,7 @@ func (d *diagnoseWorker) Timeout(*river.Job[webhook.DiagnoseArgs]) time.Duration
 func (d *diagnoseWorker) Work(ctx context.Context, job *river.Job[webhook.DiagnoseArgs]) error {
 	a := job.Args
 	ctx = d.w.jobContext(ctx, a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID)
-	return d.w.run(ctx, job.JobRow.Kind, job.Attempt, job.MaxAttempts, a.DeliveryGUID, "diagnose",
+	return d.w.run(ctx, job.JobRow, a.DeliveryGUID, "diagnose",
 		func(ctx context.Context) error { return d.w.diagnose(ctx, a) })
 }
 
@@ -149,7 +151,7 @@ func (p *publishWorker) Timeout(*river.Job[PublishArgs]) time.Duration { return 
 func (p *publishWorker) Work(ctx context.Context, job *river.Job[PublishArgs]) error {
 	a := job.Args
 	ctx = p.w.jobContext(ctx, a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID)
-	return p.w.run(ctx, job.JobRow.Kind, job.Attempt, job.MaxAttempts, a.DeliveryGUID, "publish",
+	return p.w.run(ctx, job.JobRow, a.DeliveryGUID, "publish",
 		func(ctx context.Context) error { return p.w.publish(ctx, a) })
 }
 
@@ -163,7 +165,7 @@ func (f *fixWorker) Timeout(*river.Job[FixArgs]) time.Duration { return f.w.opts
 func (f *fixWorker) Work(ctx context.Context, job *river.Job[FixArgs]) error {
 	a := job.Args
 	ctx = f.w.jobContext(ctx, a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID)
-	return f.w.run(ctx, job.JobRow.Kind, job.Attempt, job.MaxAttempts, a.DeliveryGUID, "fix pull request",
+	return f.w.run(ctx, job.JobRow, a.DeliveryGUID, "fix pull request",
 		func(ctx context.Context) error { return f.w.fix(ctx, a) })
 }
 
@@ -184,13 +186,40 @@ func (p permanent) Unwrap() error { return p.err }
 // fail returns a permanent error.
 func fail(format string, args ...any) error { return permanent{fmt.Errorf(format, args...)} }
 
+// maxCrashes is how many attempts of one job may end with their process
+// gone before the job is handed out no more: the first crash may be a
+// replica stopped for a deploy, so the job gets one recovery attempt; a
+// second is most likely the job itself (hostile input that kills the
+// process), and retrying it again would stop the server once more.
+const maxCrashes = 2
+
+// crashes counts the attempts of a job that ended with their process gone:
+// River's rescuer records one for each job it takes back from a dead
+// worker.
+func crashes(errs []rivertype.AttemptError) int {
+	n := 0
+	for _, e := range errs {
+		if strings.Contains(e.Error, "rescued by") {
+			n++
+		}
+	}
+	return n
+}
+
 // run works one job: it turns the step's error into River's verdict
 // (retry, snooze after a long rate limit, cancel when retrying cannot help),
-// keeps the delivery's state visible, and counts the outcome.
-func (w *Worker) run(ctx context.Context, kind string, attempt, maxAttempts int, guid, step string, fn func(context.Context) error) error {
+// keeps the delivery's state visible, and counts the outcome. A job whose
+// process died maxCrashes times is not run again.
+func (w *Worker) run(ctx context.Context, job *rivertype.JobRow, guid, step string, fn func(context.Context) error) error {
 	start := time.Now()
+	kind, attempt, maxAttempts := job.Kind, job.Attempt, job.MaxAttempts
 	if w.gh == nil {
 		err := fail("no GitHub App credentials are configured (POLYLANE_GITHUB_APP_ID and a private key)")
+		return w.finish(ctx, kind, start, guid, step, river.JobCancel(err), err, true)
+	}
+	if n := crashes(job.Errors); n >= maxCrashes {
+		err := fail("the process working on it stopped %d times before it finished (the replica was killed or crashed); Polylane does not run it again, so that it cannot stop the server again", n)
+		zerolog.Ctx(ctx).Error().Int64("job_id", job.ID).Int("crashes", n).Msg(step + " is not run again: its process died on each of its last attempts")
 		return w.finish(ctx, kind, start, guid, step, river.JobCancel(err), err, true)
 	}
 	err := fn(ctx)
