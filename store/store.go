@@ -155,6 +155,9 @@ type Deliveries interface {
 	// transaction.
 	DeliveryRecorded(ctx context.Context, guid string, bodyHash []byte) (bool, error)
 	GetDelivery(ctx context.Context, guid string) (Delivery, error)
+	// FailedDeliveries lists a repository's deliveries in the failed state,
+	// the most recently updated first, at most limit, without payloads.
+	FailedDeliveries(ctx context.Context, repositoryID int64, limit int) ([]Delivery, error)
 	// SetDeliveryState moves a delivery to a state, with an error text for
 	// DeliveryFailed (empty otherwise).
 	SetDeliveryState(ctx context.Context, guid, state, errText string) error

@@ -1,6 +1,7 @@
 package dashboard_test
 
 import (
+	"context"
 	"encoding/json"
 	"fmt"
 	"net/http"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/polylane/polylane/server/dashboard"
+	"github.com/polylane/polylane/store"
 )
 
 // getJSON fetches an API path into v.
@@ -286,5 +288,35 @@ func TestMutedClassesSayWhoMutedThem(t *testing.T) {
 	_, html = e.get(repoPath(repo) + "/classes/" + byCommand)
 	if !strings.Contains(html, "muted with @polylane mute and in .github/polylane.yml (@polylane mute: tracked in #12)") {
 		t.Error("the class page does not say who muted the class")
+	}
+}
+
+// TestRepositoryPageListsUnfinishedDeliveries shows a delivery that ended
+// failed (here: a job whose process died on each attempt) with its reason
+// on the repository page and in the API; a repository without one has no
+// such section.
+func TestRepositoryPageListsUnfinishedDeliveries(t *testing.T) {
+	e := newEnv(t, false)
+	e.signIn()
+	repo, other := e.repo(0), e.repo(1)
+	ctx := context.Background()
+	reason := "diagnose failed: the process working on it stopped 2 times before it finished"
+	if _, err := e.st.RecordDelivery(ctx, store.Delivery{GUID: "crash-1", Event: "workflow_run", Action: "completed",
+		RepositoryID: repo.ID, ReceivedAt: time.Now(), Payload: []byte("{}")}, nil, nil); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.st.SetDeliveryState(ctx, "crash-1", store.DeliveryFailed, reason); err != nil {
+		t.Fatal(err)
+	}
+	var data dashboard.RepositoryData
+	e.getJSON(repoPath(repo), &data)
+	if len(data.Unfinished) != 1 || data.Unfinished[0].Reason != reason || data.Unfinished[0].GUID != "crash-1" {
+		t.Errorf("unfinished deliveries %+v", data.Unfinished)
+	}
+	if _, html := e.get(repoPath(repo)); !strings.Contains(html, "Deliveries Polylane could not finish") || !strings.Contains(html, "stopped 2 times") {
+		t.Error("the repository page does not show the unfinished delivery")
+	}
+	if _, html := e.get(repoPath(other)); strings.Contains(html, "could not finish") {
+		t.Error("another repository's page shows the unfinished delivery")
 	}
 }

@@ -23,6 +23,20 @@ type RepositoryData struct {
 	Diagnoses  []DiagnosisRow    `json:"diagnoses"`
 	// MoreDiagnoses lists all diagnoses page by page.
 	MoreDiagnoses string `json:"more_diagnoses"`
+	// Unfinished are the repository's latest deliveries that Polylane could
+	// not finish, with the reason (for example a job whose process died on
+	// each attempt, which is not run again).
+	Unfinished []UnfinishedDelivery `json:"unfinished_deliveries"`
+}
+
+// UnfinishedDelivery is a delivery that ended failed.
+type UnfinishedDelivery struct {
+	GUID       string    `json:"delivery_id"`
+	Event      string    `json:"event"`
+	Action     string    `json:"action,omitempty"`
+	ReceivedAt time.Time `json:"received_at"`
+	FailedAt   time.Time `json:"failed_at"`
+	Reason     string    `json:"reason"`
 }
 
 // RepoRef names a repository.
@@ -193,6 +207,15 @@ func (d *Dashboard) repository(r *http.Request, v *viewer) (any, pageMeta, error
 		return nil, pageMeta{}, err
 	}
 	data.Diagnoses = d.diagnosisRows(repo, page.Diagnoses)
+	failed, err := d.st.FailedDeliveries(ctx, repo.ID, 10)
+	if err != nil {
+		return nil, pageMeta{}, err
+	}
+	data.Unfinished = make([]UnfinishedDelivery, 0, len(failed))
+	for _, f := range failed {
+		data.Unfinished = append(data.Unfinished, UnfinishedDelivery{GUID: f.GUID, Event: f.Event, Action: f.Action,
+			ReceivedAt: f.ReceivedAt, FailedAt: f.UpdatedAt, Reason: f.Error})
+	}
 	return data, pageMeta{Title: repo.FullName, Crumbs: []crumb{{Name: "Overview", URL: "/"}}}, nil
 }
 

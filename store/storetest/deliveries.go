@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"sort"
 	"strings"
 	"testing"
 
@@ -242,4 +243,42 @@ func testDeliveryReplays(t *testing.T, s store.Store) {
 			t.Errorf("DeliveryRecorded(%s, %x) = %v, want %v", tc.guid, tc.hash, got, tc.want)
 		}
 	}
+}
+
+// testFailedDeliveries: a repository's failed deliveries are listed with
+// their reasons and without payloads, bounded by the limit; other states and
+// other repositories are left out.
+func testFailedDeliveries(t *testing.T, s store.Store) {
+	ctx := ctxFor(t)
+	for i, c := range []struct {
+		guid  string
+		repo  int64
+		state string
+	}{{"f-a", 101, store.DeliveryFailed}, {"f-b", 101, store.DeliveryFailed}, {"f-c", 101, store.DeliveryDone}, {"f-d", 102, store.DeliveryFailed}} {
+		_, err := s.RecordDelivery(ctx, store.Delivery{GUID: c.guid, Event: "workflow_run", RepositoryID: c.repo,
+			ReceivedAt: base, Payload: []byte(`{"n":` + fmt.Sprint(i) + `}`)}, nil, nil)
+		must(t, err)
+		errText := ""
+		if c.state == store.DeliveryFailed {
+			errText = "diagnose failed: " + c.guid
+		}
+		must(t, s.SetDeliveryState(ctx, c.guid, c.state, errText))
+	}
+	list, err := s.FailedDeliveries(ctx, 101, 10)
+	must(t, err)
+	sort.Slice(list, func(i, j int) bool { return list[i].GUID < list[j].GUID })
+	var got []string
+	for _, d := range list {
+		got = append(got, d.GUID+": "+d.Error)
+		if len(d.Payload) != 0 || d.State != store.DeliveryFailed || d.RepositoryID != 101 {
+			t.Errorf("%s: payload %d bytes, state %s, repository %d", d.GUID, len(d.Payload), d.State, d.RepositoryID)
+		}
+	}
+	equal(t, "failed deliveries", got, []string{"f-a: diagnose failed: f-a", "f-b: diagnose failed: f-b"})
+	list, err = s.FailedDeliveries(ctx, 101, 1)
+	must(t, err)
+	equal(t, "failed deliveries under a limit of 1", len(list), 1)
+	list, err = s.FailedDeliveries(ctx, 103, 10)
+	must(t, err)
+	equal(t, "failed deliveries of a repository without any", len(list), 0)
 }

@@ -31,6 +31,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Deliveries", testDeliveries},
 		{"DeliveryPayloads", testDeliveryPayloads},
 		{"DeliveryReplays", testDeliveryReplays},
+		{"FailedDeliveries", testFailedDeliveries},
 		{"TransactionalEnqueue", testTransactionalEnqueue},
 		{"Runs", testRuns},
 		{"RunHistoryPagination", testRunHistoryPagination},

@@ -299,6 +299,23 @@ FROM webhook_deliveries WHERE guid = $1`, guid).Scan(
 	return d, nil
 }
 
+// FailedDeliveries lists a repository's failed deliveries, newest first.
+func (s *Records) FailedDeliveries(ctx context.Context, repositoryID int64, limit int) ([]store.Delivery, error) {
+	list, err := readAll(ctx, s.db, `
+SELECT guid, event, action, installation_id, repository_id, received_at, state, error, updated_at
+FROM webhook_deliveries WHERE repository_id = $1 AND state = 'failed'
+ORDER BY updated_at DESC, guid LIMIT $2`, []any{repositoryID, limit}, func(r Rows) (store.Delivery, error) {
+		var d store.Delivery
+		err := r.Scan(&d.GUID, &d.Event, &d.Action, &d.InstallationID, &d.RepositoryID, at(&d.ReceivedAt),
+			&d.State, &d.Error, at(&d.UpdatedAt))
+		return d, err
+	})
+	if err != nil {
+		return nil, fmt.Errorf("list failed deliveries of repository %d: %w", repositoryID, err)
+	}
+	return list, nil
+}
+
 // SetDeliveryState moves a delivery to a state.
 func (s *Records) SetDeliveryState(ctx context.Context, guid, state, errText string) error {
 	if !validDeliveryState(state) {
