@@ -189,7 +189,19 @@ func FuzzHarness(f *testing.F) {
 	f.Add("version: '3'\ntasks:\n  a:\n    cmds:\n      - echo {{.X}} | tee y\n")
 	f.Add("a: b\n\t$(X) -j$(nproc)\n")
 	f.Add("jobs:\n  a:\n    steps:\n      - run: until x; do sleep 1; done\n")
+	// Deeply nested input of every kind: each parse must refuse or finish.
+	for _, bomb := range []string{
+		strings.Repeat("( ", 20000) + "true" + strings.Repeat(" )", 20000),
+		"echo $((" + strings.Repeat("- ", 20000) + "1))",
+		"jobs: " + strings.Repeat("[", 20000) + strings.Repeat("]", 20000),
+		strings.Repeat("- ", 20000) + "x",
+		`{"scripts": ` + strings.Repeat(`{"a": `, 20000) + "1" + strings.Repeat("}", 20001),
+		"a:\n\t" + strings.Repeat("{ ", 20000) + "true" + strings.Repeat("; }", 20000) + "\n",
+	} {
+		f.Add(bomb)
+	}
 	f.Fuzz(func(t *testing.T, src string) {
+		_, _ = parsePackageJSON("package.json", []byte(src))
 		_, _ = ParseWorkflow("w.yml", []byte(src))
 		_, _ = ParseTaskfile("Taskfile.yml", []byte(src))
 		_, _ = ParseMakefile("Makefile", []byte(src))

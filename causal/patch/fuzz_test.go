@@ -100,6 +100,9 @@ func FuzzValidate(f *testing.F) {
 	f.Add("Taskfile.yml", "version: '3'\ntasks:\n  a: echo {{.X}}\n", "version: '3'\ntasks:\n  a:\n    cmds: [{task: a}]\n")
 	f.Add("hack/x.sh", "#!/bin/sh\nwhile read l; do :; done\n", "#!/bin/sh\nwhile :; do (( n++ )); done\n")
 	f.Add("Dockerfile", "FROM a AS b\nRUN x \\\n", "FROM a AS b\nRUN <<EOF\nEOF\n")
+	bomb := strings.Repeat("$(", 20000) + "true" + strings.Repeat(")", 20000)
+	f.Add("hack/x.sh", "#!/bin/sh\ntrue\n", "#!/bin/sh\necho "+bomb+"\n")
+	f.Add(".github/workflows/ci.yml", "on: push\n", "on: "+strings.Repeat("[", 20000)+strings.Repeat("]", 20000)+"\n")
 	f.Fuzz(func(t *testing.T, p, old, new string) {
 		_ = Validate(p, []byte(old), []byte(new)) // must not panic
 	})
