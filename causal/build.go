@@ -171,7 +171,7 @@ func (x *explainer) testLike() bool {
 // A failure the rules call a test failure, build failure or dependency
 // problem keeps that category; otherwise a step or command that runs tests
 // makes it a test failure, and anything else a build failure.
-func (x *explainer) regressionCategory() string {
+func (x *explainer) regressionCategory() Category {
 	if x.rule != nil {
 		switch x.rule.Category {
 		case TestFailure, BuildFailure, Dependency:

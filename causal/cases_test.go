@@ -190,7 +190,7 @@ func checkCase(t *testing.T, c synthCase, exp *causal.Explanation) {
 	t.Helper()
 	w, ch := c.spec.Want, exp.Chain
 	dump := func() string { b, _ := json.MarshalIndent(exp, "", "  "); return string(b) }
-	if ch.Mechanism.Category != w.Mechanism {
+	if string(ch.Mechanism.Category) != w.Mechanism {
 		t.Errorf("mechanism = %q (%s), want %q", ch.Mechanism.Category, ch.Mechanism.Rule, w.Mechanism)
 	}
 	if w.Rule != "" && ch.Mechanism.Rule != w.Rule {
@@ -311,7 +311,7 @@ func TestSyntheticCasesAnalyzed(t *testing.T) {
 			if len(res.Lines) > 0 {
 				top = res.Lines[0].Text
 			}
-			if ch.Mechanism.Category != w.Mechanism {
+			if string(ch.Mechanism.Category) != w.Mechanism {
 				t.Errorf("mechanism = %q, want %q (analysis cause %q)", ch.Mechanism.Category, w.Mechanism, top)
 			}
 			if w.ProducerFile != nil && ch.Producer.File != *w.ProducerFile {

@@ -24,26 +24,10 @@ type Site struct {
 	Step string `json:"step"`
 }
 
-// Mechanism categories (contracts.md §2).
-const (
-	RolloutRace        = "rollout-race"
-	Ordering           = "ordering"
-	TransientNetwork   = "transient-network"
-	RateLimit          = "rate-limit"
-	ResourceExhaustion = "resource-exhaustion"
-	Timeout            = "timeout"
-	PortConflict       = "port-conflict"
-	Dependency         = "dependency"
-	Credentials        = "credentials"
-	TestFailure        = "test-failure"
-	BuildFailure       = "build-failure"
-	Unknown            = "unknown"
-)
-
 // Mechanism names how the failure happens.
 type Mechanism struct {
-	Category string `json:"category"`
-	Summary  string `json:"summary"`
+	Category Category `json:"category"`
+	Summary  string   `json:"summary"`
 	// Rule is the id of the mechanism rule that matched, empty for unknown.
 	Rule string `json:"rule,omitempty"`
 	// Evidence lists the ids of the evidence entries the rule relied on.

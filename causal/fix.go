@@ -24,39 +24,12 @@ type fixPlan struct {
 	Credentials []impact.Credential
 }
 
-// fixes maps a rule's fix name to its shape.
-var fixes = map[string]fixFunc{
-	"rollout-status":    fixRolloutStatus,
-	"network-retry":     fixNetworkRetry,
-	"retry":             fixRetryEmitter,
-	"apt-retries":       fixAptRetries,
-	"cap-parallelism":   fixCapParallelism,
-	"jvm-heap":          fixJVMHeap,
-	"free-disk":         fixFreeDisk,
-	"inotify":           fixInotify,
-	"free-port":         fixFreePort,
-	"docker-ready":      fixDockerReady,
-	"registry-auth":     fixRegistryAuth,
-	"github-token":      fixGitHubToken,
-	"crd-wait":          fixCRDWait,
-	"wait-for-create":   fixWaitForCreate,
-	"readiness":         fixReadiness,
-	"cleanup-first":     fixCleanupFirst,
-	"raise-timeout":     fixRaiseTimeout,
-	"raise-job-timeout": fixRaiseJobTimeout,
-	"test-rerun":        fixTestRerun,
-	"kind-recreate":     fixKindRecreate,
-}
-
 // errNoFix says that no safe patch fits; its message becomes the note.
 var errNoFix = errors.New("no safe patch")
 
 func noFix(format string, args ...any) error {
 	return fmt.Errorf("%w: %s", errNoFix, fmt.Sprintf(format, args...))
 }
-
-// transientFixes are fixes that only help a failure that comes and goes.
-var transientFixes = map[string]bool{"network-retry": true, "retry": true, "apt-retries": true, "test-rerun": true, "kind-recreate": true}
 
 // propose runs the matched rule's fix shape and builds the patch.
 func (x *explainer) propose() {
@@ -67,19 +40,14 @@ func (x *explainer) propose() {
 	case x.rule == nil:
 		x.fixNote = "No mechanism rule matched, so Polylane proposes no patch rather than guess."
 		return
-	case x.rule.Fix == "":
+	case x.rule.Fix == nil:
 		x.fixNote = noPatchNote(x.rule.Category)
 		return
-	case transientFixes[x.rule.Fix] && x.in.Verdict.Kind == history.Broken:
+	case x.rule.Transient && x.in.Verdict.Kind == history.Broken:
 		x.fixNote = "The failure persists through the whole window, so a retry would not help; Polylane proposes no patch."
 		return
 	}
-	shape, ok := fixes[x.rule.Fix]
-	if !ok {
-		x.fixNote = noPatchNote(x.rule.Category)
-		return
-	}
-	plan, err := shape(x)
+	plan, err := x.rule.Fix(x)
 	if err != nil {
 		x.fixNote = "Polylane proposes no patch: " + strings.TrimPrefix(err.Error(), errNoFix.Error()+": ")
 		return
@@ -90,18 +58,6 @@ func (x *explainer) propose() {
 		return
 	}
 	x.patch, x.creds = p, plan.Credentials
-}
-
-func noPatchNote(category string) string {
-	switch category {
-	case Credentials:
-		return "Missing credentials or permissions are a configuration decision for the repository's owners (which secret, which token scope); Polylane proposes no patch."
-	case Dependency:
-		return "A dependency that no longer resolves needs a deliberate pin or upgrade; Polylane proposes no patch rather than choose versions."
-	case BuildFailure:
-		return "A build error is fixed in the code; Polylane proposes no harness patch."
-	}
-	return "No fix shape fits this mechanism; Polylane proposes no patch."
 }
 
 // editLines returns the lines that an argument edit of n's command changes

@@ -9,16 +9,6 @@ import (
 	"github.com/polylane/polylane/causal/patch"
 )
 
-func init() {
-	fixes["image-registry"] = fixImageRegistry
-	fixes["bump-action"] = fixBumpAction
-	fixes["apt-lock"] = fixAptLock
-	fixes["state-lock"] = fixStateLock
-	fixes["fetch-depth"] = fixFetchDepth
-	fixes["go-test-timeout"] = fixGoTestTimeout
-	fixes["retry-exec"] = fixRetryExec
-}
-
 // fixImageRegistry moves image references off the frozen k8s.gcr.io
 // registry to registry.k8s.io, which serves the same images.
 func fixImageRegistry(x *explainer) (*fixPlan, error) {

@@ -101,8 +101,7 @@ func isLocalHost(h string) bool {
 func (x *explainer) match() {
 	for _, generic := range []bool{false, true} {
 		for pass := 0; pass < 2; pass++ {
-			for i := range rules {
-				r := &rules[i]
+			for _, r := range rules {
 				if r.Generic != generic {
 					continue
 				}
@@ -120,8 +119,8 @@ func (x *explainer) ruleHolds(r *rule, pass int) (failText, bool) {
 	if !ok || x.excluded(r) || !x.eventsHold(r) || !x.endpointHolds(r) || !x.verdictHolds(r) {
 		return failText{}, false
 	}
-	if r.Harness != "" {
-		f, ok := x.predicate(r.Harness)
+	if r.Harness != nil {
+		f, ok := r.Harness(x)
 		if !ok {
 			return failText{}, false
 		}
@@ -250,21 +249,4 @@ func clusterClient(n *harness.Node) bool {
 		return true
 	}
 	return false
-}
-
-// predicate evaluates a rule's named harness predicate.
-func (x *explainer) predicate(name string) (finding, bool) {
-	switch name {
-	case "gate-after-change":
-		return x.gateAfterChange()
-	case "change-without-wait":
-		return x.changeWithoutWait()
-	case "emitter-is-wait":
-		return finding{}, x.em.Node != nil && subcommand(x.em.Node) == "wait"
-	case "emitter-is-kind-create":
-		return finding{}, kindCreate(x.em.Node)
-	case "started-without-wait":
-		return x.startedWithoutWait()
-	}
-	return finding{}, false
 }

@@ -2,40 +2,15 @@ package causal
 
 import "strings"
 
-// plainMechanisms say in a few words what each mechanism category means.
-var plainMechanisms = map[string]string{
-	RolloutRace:        "readiness gate that passes while a rollout is still under way",
-	Ordering:           "resource that is used or awaited before it exists or is ready",
-	TransientNetwork:   "transient network error on a call that nothing retries",
-	RateLimit:          "remote service that rate-limits the job",
-	ResourceExhaustion: "runner that runs out of memory, disk, processes or file watches",
-	Timeout:            "step or command that runs out of time",
-	PortConflict:       "fixed port that is already taken",
-	Dependency:         "dependency that fails to resolve, pin or verify",
-	Credentials:        "credential that is missing or refused",
-	TestFailure:        "test that fails",
-	BuildFailure:       "build that fails",
-}
-
-// PlainMechanism describes a mechanism category in a few plain words ("fixed
-// port that is already taken"), without an article; an unknown category
-// reads as "mechanism Polylane could not name".
-func PlainMechanism(category string) string {
-	if p, ok := plainMechanisms[category]; ok {
-		return p
-	}
-	return "mechanism Polylane could not name"
-}
-
 // mechanismSentence names the mechanism in plain words and the files the
 // patch changes, for the closing sentence of the summary paragraph; "" for
 // an unknown mechanism.
 func (x *explainer) mechanismSentence() string {
 	cat := x.chain.Mechanism.Category
-	if cat == "" || cat == Unknown {
+	if !cat.Known() {
 		return ""
 	}
-	s := "Polylane reads this as a " + PlainMechanism(cat) + " (`" + cat + "`)"
+	s := "Polylane reads this as a " + cat.Plain() + " (`" + string(cat) + "`)"
 	if files := x.patchFiles(); files != "" {
 		s += "; its patch changes " + files
 	}
@@ -61,7 +36,7 @@ func (x *explainer) patchFiles() string {
 func (x *explainer) rationaleWithFiles() string {
 	r := strings.TrimSpace(x.patch.Rationale)
 	cat := x.chain.Mechanism.Category
-	missing := cat != "" && cat != Unknown && !strings.Contains(r, cat) && !strings.Contains(r, PlainMechanism(cat))
+	missing := cat.Known() && !strings.Contains(r, string(cat)) && !strings.Contains(r, cat.Plain())
 	for _, f := range x.patch.Files {
 		if !strings.Contains(r, f.Path) {
 			missing = true
@@ -71,8 +46,8 @@ func (x *explainer) rationaleWithFiles() string {
 		return r
 	}
 	tail := "The patch changes " + x.patchFiles()
-	if cat != "" && cat != Unknown {
-		tail += " to address a " + PlainMechanism(cat) + " (`" + cat + "`)"
+	if cat.Known() {
+		tail += " to address a " + cat.Plain() + " (`" + string(cat) + "`)"
 	}
 	return strings.TrimSpace(r + " " + tail + ".")
 }

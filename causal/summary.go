@@ -5,7 +5,6 @@ import (
 	"regexp"
 	"strings"
 
-	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/causal/harness"
 )
 
@@ -18,58 +17,33 @@ func (x *explainer) fillSummary(tpl string) string {
 	}))
 }
 
-// placeholderValue is the text of one {placeholder} of a summary template.
+// placeholderValue is the text of one {placeholder} of the matched rule's
+// summary: the rule's own value, else one every rule may use.
 func (x *explainer) placeholderValue(name string) string {
-	if v, ok := x.rolloutValue(name); ok {
-		return v
+	if v, ok := x.rule.Values[name]; ok {
+		return v(x)
 	}
-	f := x.find
-	switch name {
-	case "emitter_desc":
-		return x.emitterDesc()
-	case "secret_note":
-		return x.secretNote()
-	case "endpoint":
+	if v, ok := commonValues[name]; ok {
+		return v(x)
+	}
+	return ""
+}
+
+// commonValues are the placeholders any rule's summary may use.
+var commonValues = map[string]summaryValue{
+	"emitter_desc": (*explainer).emitterDesc,
+	"cause_short": func(x *explainer) string {
+		return strings.Trim(quoteShort(x.matched.Line.Text, x.matchedPart()), "'")
+	},
+	"cause_cite": func(x *explainer) string {
+		return cite(append(append([]string{}, x.ids["cause"]...), x.ids["emitter"]...)...)
+	},
+	"endpoint": func(x *explainer) string {
 		if x.endpoint != "" {
 			return x.endpoint
 		}
 		return "the server"
-	case "cause_short":
-		return strings.Trim(quoteShort(x.matched.Line.Text, x.matchedPart()), "'")
-	case "cause_cite":
-		return cite(append(append([]string{}, x.ids["cause"]...), x.ids["emitter"]...)...)
-	case "retry_note":
-		return x.retryNote()
-	case "heap_note":
-		return x.heapNote()
-	case "parallel_note":
-		return capitalize(parallelNote(x.em.Node))
-	case "port_note":
-		return portNote(x.em.Node)
-	case "flaky_note":
-		if x.in.Verdict.Kind == history.Flaky {
-			return " The same class comes and goes across the window with green runs in between, so the test is flaky rather than broken" + cite(x.ids["runs"]...) + "."
-		}
-		return ""
-	case "installer":
-		if f.Service != nil {
-			return fmt.Sprintf("The job's service container %q", f.Service.Name)
-		}
-		return capitalize(describe(f.Install))
-	case "started":
-		if f.Service != nil {
-			return "before the job's steps"
-		}
-		return "what the next commands use"
-	case "install_cite":
-		return cite(x.ids["install"]...)
-	case "timeout_value":
-		if v := timeoutValue(x.em.Node); v != "" {
-			return v
-		}
-		return "its default timeout"
-	}
-	return ""
+	},
 }
 
 // emitterDesc describes the command that printed the cause, or the step
@@ -123,27 +97,6 @@ func (x *explainer) matchedPart() string {
 		}
 	}
 	return ""
-}
-
-// rolloutValue fills the placeholders about workload changes and gates.
-func (x *explainer) rolloutValue(name string) (string, bool) {
-	f := x.find
-	switch name {
-	case "changer":
-		return changerWords(f.Changes), true
-	case "workloads":
-		return workloadWords(f.ChangeEvents), true
-	case "changes_cite":
-		return cite(x.ids["changes"]...), true
-	case "gate_cmd":
-		if f.Gate != nil {
-			return clipWords(firstLineOf(f.Gate.Cmd.Raw), 140), true
-		}
-		return "the readiness gate", true
-	case "gate_cite":
-		return cite(x.ids["gate"]...), true
-	}
-	return "", false
 }
 
 func capitalize(s string) string {

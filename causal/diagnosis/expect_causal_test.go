@@ -20,10 +20,10 @@ func checkCausalExpect(t *testing.T, d *Diagnosis, s *scenario.Scenario) {
 	if c == nil {
 		t.Fatal("no causal chain")
 	}
-	if e.Mechanism != nil && c.Mechanism.Category != *e.Mechanism {
+	if e.Mechanism != nil && string(c.Mechanism.Category) != *e.Mechanism {
 		t.Errorf("mechanism = %q, want %q (%s)", c.Mechanism.Category, *e.Mechanism, c.Mechanism.Summary)
 	}
-	if len(e.MechanismAny) > 0 && !slices.Contains(e.MechanismAny, c.Mechanism.Category) {
+	if len(e.MechanismAny) > 0 && !slices.Contains(e.MechanismAny, string(c.Mechanism.Category)) {
 		t.Errorf("mechanism = %q, want one of %v", c.Mechanism.Category, e.MechanismAny)
 	}
 	if e.ProducerFile.Set {
@@ -105,7 +105,7 @@ func checkParagraphs(t *testing.T, d *Diagnosis) {
 			t.Errorf("summary or why-this-fix does not name the patched file %s:\n%s\n%s", f.Path, d.Summary, d.WhyThisFix)
 		}
 	}
-	if !strings.Contains(d.WhyThisFix, cat) && !strings.Contains(d.WhyThisFix, causal.PlainMechanism(cat)) {
+	if !strings.Contains(d.WhyThisFix, string(cat)) && !strings.Contains(d.WhyThisFix, causal.PlainMechanism(cat)) {
 		t.Errorf("why-this-fix does not say the mechanism %s: %s", cat, d.WhyThisFix)
 	}
 }

@@ -71,7 +71,7 @@ type robustCase struct {
 	build  func() *rsScenario
 	adjust func(files map[string][]byte)
 	// mechanism is the category the pipeline must report ("" = any).
-	mechanism string
+	mechanism causal.Category
 	patch     bool
 	budget    time.Duration
 }

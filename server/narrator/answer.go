@@ -196,7 +196,7 @@ func (a *answerer) topic(name string) {
 			a.say("The mechanism is " + notKnown + ": Polylane could not name it from the log and the harness.")
 			return
 		}
-		a.say(fmt.Sprintf("The mechanism is %s: %s. %s", code(c.Mechanism.Category), plainMechanism(c.Mechanism.Category), prose(c.Mechanism.Summary, 700)), c.Mechanism.Evidence...)
+		a.say(fmt.Sprintf("The mechanism is %s: %s. %s", code(string(c.Mechanism.Category)), plainMechanism(c.Mechanism.Category), prose(c.Mechanism.Summary, 700)), c.Mechanism.Evidence...)
 	case "producer":
 		a.producer()
 	case "retry":

@@ -305,33 +305,7 @@ func containedIn(s string, texts []string) bool {
 }
 
 // plainMechanism says a mechanism category in plain words.
-func plainMechanism(category string) string {
-	switch category {
-	case causal.RolloutRace:
-		return "a readiness gate passed while a rollout or restart was still under way, so a later call hit a restarting server"
-	case causal.Ordering:
-		return "a resource was used or waited on before it existed or was ready"
-	case causal.TransientNetwork:
-		return "a transient network error on a call that nothing retries"
-	case causal.RateLimit:
-		return "a remote service rate-limited the job"
-	case causal.ResourceExhaustion:
-		return "the runner ran out of memory, disk, processes or file watches"
-	case causal.Timeout:
-		return "a step or command ran out of time"
-	case causal.PortConflict:
-		return "a fixed port was already in use"
-	case causal.Dependency:
-		return "a dependency failed to resolve, pin or verify"
-	case causal.Credentials:
-		return "a credential was missing or refused"
-	case causal.TestFailure:
-		return "a test failed"
-	case causal.BuildFailure:
-		return "the build failed"
-	}
-	return "Polylane could not name the mechanism"
-}
+func plainMechanism(category causal.Category) string { return category.Clause() }
 
 // oneLine replaces control and invisible format characters (newlines,
 // bidirectional overrides, zero-width characters) with spaces and

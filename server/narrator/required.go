@@ -10,29 +10,6 @@ import (
 	"github.com/polylane/polylane/causal/diagnosis"
 )
 
-// mechanismWords are the plain-language words that say each mechanism
-// category; a wording must use the category or one of its words.
-var mechanismWords = map[string][]string{
-	causal.RolloutRace:        {"rollout", "roll out", "rolling out", "rolls out", "rolled out", "restart"},
-	causal.Ordering:           {"order", "before it exist", "before they exist", "not yet ready", "not ready", "before it was ready", "before they were ready", "not exist yet", "did not exist"},
-	causal.TransientNetwork:   {"network", "connection", "transient", "reset by peer", "econnreset", "dns"},
-	causal.RateLimit:          {"rate limit", "rate-limit", "rate-limited", "throttl", "too many requests"},
-	causal.ResourceExhaustion: {"memory", "disk", "out of space", "exhaust", "oom", "file watch", "processes", "inotify"},
-	causal.Timeout:            {"timeout", "timed out", "time out", "times out", "ran out of time", "deadline", "time limit"},
-	causal.PortConflict:       {"port conflict", "port in use", "port is in use", "port already", "port was taken", "port is taken", "same port", "already in use", "address in use", "bind"},
-	causal.Dependency:         {"dependenc", "resolve", "resolution", "checksum", "pinn", "version"},
-	causal.Credentials:        {"credential", "token", "auth", "permission", "unauthori", "forbidden", "login", "secret"},
-	causal.TestFailure:        {"test"},
-	causal.BuildFailure:       {"build", "compil"},
-}
-
-// categoryLiterals are the category names that read as a claim when they
-// appear in a wording (plain words such as "timeout" do not).
-var categoryLiterals = []string{
-	causal.RolloutRace, causal.TransientNetwork, causal.RateLimit, causal.ResourceExhaustion,
-	causal.PortConflict, causal.TestFailure, causal.BuildFailure,
-}
-
 // checkRequired rejects a wording that drops a fact the deterministic text
 // states, or names another mechanism category.
 func (c *checker) checkRequired(d *diagnosis.Diagnosis, w Wording) {
@@ -51,12 +28,13 @@ func (c *checker) checkRequired(d *diagnosis.Diagnosis, w Wording) {
 			}
 		}
 	}
-	if ch := d.Chain; ch != nil && ch.Mechanism.Category != "" && ch.Mechanism.Category != causal.Unknown {
+	if ch := d.Chain; ch != nil && ch.Mechanism.Category.Known() {
 		if !saysMechanism(both, ch.Mechanism.Category) {
-			c.fail("the wording does not say the mechanism %s", ch.Mechanism.Category)
+			c.fail("the wording does not say the mechanism %s", string(ch.Mechanism.Category))
 		}
-		for _, lit := range categoryLiterals {
-			if lit != ch.Mechanism.Category && strings.Contains(both, lit) && !c.g.contains(lit) {
+		for _, cat := range causal.Categories() {
+			lit := string(cat)
+			if cat.Literal() && cat != ch.Mechanism.Category && strings.Contains(both, lit) && !c.g.contains(lit) {
 				c.fail("the wording names another mechanism %s", lit)
 			}
 		}
@@ -80,11 +58,12 @@ func (c *checker) checkRequired(d *diagnosis.Diagnosis, w Wording) {
 
 // saysMechanism reports whether normalised text names the category or one
 // of its plain-language words.
-func saysMechanism(text, category string) bool {
-	if strings.Contains(text, category) || strings.Contains(text, strings.ReplaceAll(category, "-", " ")) {
+func saysMechanism(text string, category causal.Category) bool {
+	name := string(category)
+	if strings.Contains(text, name) || strings.Contains(text, strings.ReplaceAll(name, "-", " ")) {
 		return true
 	}
-	for _, w := range mechanismWords[category] {
+	for _, w := range category.Words() {
 		if strings.Contains(text, w) {
 			return true
 		}

@@ -43,11 +43,12 @@ func (r *renderer) causalChain(b *strings.Builder) {
 	b.WriteString("\n")
 }
 
-func orUnknown(s string) string {
+// orUnknown is s, or "unknown" when s is empty.
+func orUnknown[T ~string](s T) string {
 	if s == "" {
-		return causal.Unknown
+		return string(causal.Unknown)
 	}
-	return s
+	return string(s)
 }
 
 // site renders the surfacing site: the step and its workflow line.

@@ -118,7 +118,7 @@ func mechanismLabel(ch *causal.Chain) string {
 	if !known(ch) {
 		return "Mechanism unknown"
 	}
-	return ch.Mechanism.Category + ": " + mechanismPhrase(ch.Mechanism.Category)
+	return string(ch.Mechanism.Category) + ": " + ch.Mechanism.Category.Plain()
 }
 
 // chartEvents adds the harness events the mechanism cites, in log order:

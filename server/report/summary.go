@@ -9,13 +9,9 @@ import (
 	"github.com/polylane/polylane/causal"
 )
 
-// mechanismPhrase describes a category in a few plain words; unknown
-// categories get a neutral phrase.
-func mechanismPhrase(category string) string { return causal.PlainMechanism(category) }
-
 // known reports whether the chain names a mechanism.
 func known(c *causal.Chain) bool {
-	return c != nil && c.Mechanism.Category != "" && c.Mechanism.Category != causal.Unknown
+	return c != nil && c.Mechanism.Category.Known()
 }
 
 // regression reports whether the verdict is a regression.
@@ -130,7 +126,7 @@ func (r *renderer) mechanismSentence() string {
 	case !known(c):
 		return "Polylane could not name the mechanism from the log and the harness; the evidence it found is listed below."
 	}
-	s := fmt.Sprintf("The mechanism is a %s (%s)", mechanismPhrase(c.Mechanism.Category), r.c(c.Mechanism.Category))
+	s := fmt.Sprintf("The mechanism is a %s (%s)", c.Mechanism.Category.Plain(), r.c(string(c.Mechanism.Category)))
 	if c.Producer.File != "" {
 		s += ", produced by " + r.producerRef(c.Producer)
 	}

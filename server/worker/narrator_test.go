@@ -62,7 +62,7 @@ func groundedWording(d *diagnosis.Diagnosis) string {
 			count = c.Count
 		}
 	}
-	mech := strings.ReplaceAll(d.Chain.Mechanism.Category, "-", " ")
+	mech := strings.ReplaceAll(string(d.Chain.Mechanism.Category), "-", " ")
 	return fmt.Sprintf("SUMMARY: Step `%s` failed in %d of the last %d runs; the mechanism is a %s (E1).\nWHY THIS FIX: The patch changes `%s` so that the failing tests run again (E3).",
 		d.Failure.Step.Name, count, d.Window.Runs, mech, d.Patch.Files[0].Path)
 }

@@ -48,7 +48,7 @@ func document(repo store.Repository, run store.WorkflowRun, c classSpec, window 
 		Chain: &causal.Chain{
 			Signal:          fmt.Sprintf("CI failing: %s on %s@%s", run.WorkflowName, repo.FullName, run.Branch),
 			SurfacingSite:   causal.Site{File: run.WorkflowPath, Line: 31, Step: c.step},
-			Mechanism:       causal.Mechanism{Category: c.mechanism, Summary: "A readiness gate passed while the rollout was still under way, so the next call hit a restarting server."},
+			Mechanism:       causal.Mechanism{Category: causal.Category(c.mechanism), Summary: "A readiness gate passed while the rollout was still under way, so the next call hit a restarting server."},
 			Producer:        causal.Producer{File: "Taskfile.yaml", Line: 58, Symbol: "e2e:install"},
 			FailedUnitToday: causal.FailedUnit{Summary: "The step is not retried; one failure fails the run."},
 			Cadence:         fmt.Sprintf("%d failures in the last %d runs", failed, len(window)),

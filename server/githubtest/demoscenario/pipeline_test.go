@@ -100,7 +100,7 @@ func TestCausalFacts(t *testing.T) {
 	if c == nil {
 		t.Fatal("the diagnosis has no causal chain")
 	}
-	if c.Mechanism.Category != *x.Mechanism {
+	if string(c.Mechanism.Category) != *x.Mechanism {
 		t.Errorf("mechanism = %q (%s), want %q", c.Mechanism.Category, c.Mechanism.Summary, *x.Mechanism)
 	}
 	if c.Producer.File != *x.ProducerFile.Value {

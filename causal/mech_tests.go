@@ -1,0 +1,27 @@
+package causal
+
+import "github.com/polylane/polylane/analysis/history"
+
+// Mechanisms of test failures.
+
+var ruleTests = rule{ID: "test-failure/tests", Category: TestFailure, Catalogue: 1, Generic: true,
+	Cause: res(`^--- FAIL: `, `^FAIL\s`, `^FAILED \S+`, `\bAssertionError\b`, `Tests:\s+\d+ failed`, `^\s*● `, `✕`,
+		`Exceeded timeout of \d+ ?ms for a (test|hook)`, `Timeout of \d+ms exceeded`, `Test timeout of \d+ms exceeded`,
+		`Timed out retrying after \d+ms`, `Tests run: \d+, Failures: [1-9]`, `\[FAILED\]`, `WARNING: DATA RACE`,
+		`^panic: `, `(?i)^\s*\d+ failing$`, `\b\d+ failed, \d+ passed`, `=+ \d+ failed`, `expected .* (to|but) `, `Error: expect\(`,
+		`^=== FAIL: `, `^DONE \d+ tests(, \d+ skipped)?, \d+ failures?`, `<<< (FAILURE|ERROR)!`, `There are test failures`,
+		`AssertionFailedError`, `^\s*Failure/Error: `, `^\d+ examples?, [1-9]\d* failures?`, `^Failed examples:`,
+		`^\d+ (tests|properties|doctests)(, \d+ \w+)*, [1-9]\d* failures?`, `^\s*FAILED\s+Tests\\`,
+		`^test result: FAILED\.`, `error: test failed, to rerun pass`, `^thread '[^']+' panicked at `,
+		`Timed out \d+ms waiting for expect\(`, `^\s*✘\s+\d+ \[`, `^\s*\d+\) \[[\w-]+\] › `),
+	Producer: roleEmitter, Fix: fixTestRerun, Transient: true,
+	Summary: "A test failed in {emitter_desc}: '{cause_short}'{cause_cite}.{flaky_note}",
+	Values:  map[string]summaryValue{"flaky_note": valueFlakyNote}}
+
+// valueFlakyNote says that a test class that comes and goes is flaky.
+func valueFlakyNote(x *explainer) string {
+	if x.in.Verdict.Kind == history.Flaky {
+		return " The same class comes and goes across the window with green runs in between, so the test is flaky rather than broken" + cite(x.ids["runs"]...) + "."
+	}
+	return ""
+}

@@ -1,0 +1,37 @@
+package causal
+
+// Mechanisms of time limits: kind, waits, go test and the job.
+
+var ruleKindCreate = rule{ID: "timeout/kind-create", Category: Timeout, Catalogue: 35, Wide: true,
+	Cause: res(`failed to create cluster`, `failed to init node with kubeadm`, `timed out waiting for the condition`,
+		`could not find a log line that matches`, `couldn't initialize a Kubernetes cluster`),
+	Harness: emitterIsKindCreate, Producer: roleEmitter, Fix: fixKindRecreate, Transient: true,
+	Summary: "{emitter_desc} could not bring the kind control plane up: '{cause_short}'{cause_cite}. kubeadm waited for the kubelet and the API server and gave up; on a busy runner the node containers can start too slowly, and kind deletes them after the failure."}
+
+var ruleWaitTooShort = rule{ID: "timeout/wait-too-short", Category: Timeout, Catalogue: 10, Wide: true,
+	Cause: res(`timed out waiting for the condition`, `(INSTALLATION|UPGRADE) FAILED: (timed out|context deadline exceeded)`,
+		`failed (pre|post)-install: timed out`, `timed out waiting for`, `context deadline exceeded`),
+	Not:      res(`CrashLoopBackOff`),
+	Producer: roleEmitter, Fix: fixRaiseTimeout,
+	Summary: "{emitter_desc} gave up after {timeout_value}: '{cause_short}'{cause_cite}. On a cold CI cluster that bound is too tight for images to pull and pods to start.",
+	Values:  map[string]summaryValue{"timeout_value": valueTimeout}}
+
+var ruleGoTestTimeout = rule{ID: "timeout/go-test", Category: Timeout, Catalogue: 4, Wide: true,
+	Cause:    res(`panic: test timed out after`),
+	Producer: roleEmitter, Fix: fixGoTestTimeout,
+	Summary: "{emitter_desc} ran past its test timeout and go test aborted it: '{cause_short}'{cause_cite}."}
+
+var ruleJobLimit = rule{ID: "timeout/job-limit", Category: Timeout, Catalogue: 4, Wide: true,
+	Cause: res(`has exceeded the maximum execution time of \d+ minutes`, `The action '?.*'? has timed out after \d+ minutes`,
+		`The operation was canceled`, `execution took longer than`),
+	Producer: roleLimit, Fix: fixRaiseJobTimeout,
+	Summary: "The run reached its time limit and was cancelled while {emitter_desc} was running: '{cause_short}'{cause_cite}."}
+
+func valueTimeout(x *explainer) string {
+	if v := timeoutValue(x.em.Node); v != "" {
+		return v
+	}
+	return "its default timeout"
+}
+
+func emitterIsKindCreate(x *explainer) (finding, bool) { return finding{}, kindCreate(x.em.Node) }
