@@ -6,6 +6,7 @@ import (
 
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/analysis/redact"
 	"github.com/polylane/polylane/causal/impact"
 	"github.com/polylane/polylane/causal/patch"
 )
@@ -55,4 +56,7 @@ type Explanation struct {
 	// WhyThisFix is a paragraph saying why the patch fixes the mechanism, or
 	// why there is no patch.
 	WhyThisFix string
+	// Redacted are the secrets removed from trigger-log lines the chain
+	// cites (kind and line, never the secret).
+	Redacted []redact.Secret
 }
