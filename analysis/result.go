@@ -1,5 +1,7 @@
 package analysis
 
+import "github.com/polylane/polylane/analysis/redact"
+
 // Line roles in a Result.
 const (
 	RoleCause   = "cause"
@@ -54,6 +56,10 @@ type Result struct {
 	TotalLines int `json:"total_lines"`
 	// Steps are the step spans recovered from the log, in order.
 	Steps []StepSpan `json:"steps,omitempty"`
+	// Redacted lists the secrets removed from the lines, the command and
+	// the test name above (their kind and log line, never the secret):
+	// credentials the log printed without GitHub's mask.
+	Redacted []redact.Secret `json:"redacted_secrets,omitempty"`
 }
 
 // LineRange is an inclusive range of 1-based line numbers.

@@ -92,7 +92,7 @@ func endpoint(text string) string {
 		}
 	}
 	if i := strings.Index(text, "://"); i >= 0 {
-		if e := hostPort(text[i+3:]); e != "" {
+		if e := hostPort(afterUserinfo(text[i+3:])); e != "" {
 			return e
 		}
 	}
@@ -108,6 +108,19 @@ func endpoint(text string) string {
 		}
 	}
 	return ""
+}
+
+// afterUserinfo drops the user information (user:password@) that starts a
+// URL's authority, so that the endpoint never holds a credential.
+func afterUserinfo(rest string) string {
+	end := strings.IndexAny(rest, "/ \t'\"")
+	if end < 0 {
+		end = len(rest)
+	}
+	if at := strings.LastIndexByte(rest[:end], '@'); at >= 0 {
+		return rest[at+1:]
+	}
+	return rest
 }
 
 // hostPort reads "host[:port]" at the start of s.

@@ -5,6 +5,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+
+	"github.com/polylane/polylane/analysis/redact"
 )
 
 // EvidenceCommit marks evidence that names a commit (a regression's first bad
@@ -43,6 +45,10 @@ func (e *evidenceSet) add(key string, ev Evidence) string {
 		return id
 	}
 	ev.ID = "E" + strconv.Itoa(len(e.items)+1)
+	if ev.Kind == EvidenceLog {
+		// redact before clipping, so that no cut leaves part of a secret
+		ev.Text = redact.String(ev.Text)
+	}
 	ev.Text = clip(ev.Text)
 	e.items = append(e.items, ev)
 	e.byKey[key] = ev.ID

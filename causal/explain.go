@@ -6,6 +6,7 @@ import (
 
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/analysis/redact"
 	"github.com/polylane/polylane/causal/harness"
 	"github.com/polylane/polylane/causal/impact"
 	"github.com/polylane/polylane/causal/patch"
@@ -265,7 +266,7 @@ func unitOf(n *harness.Node) *harness.Node {
 }
 
 func (x *explainer) result() *Explanation {
-	exp := &Explanation{Chain: &x.chain, Patch: x.patch}
+	exp := &Explanation{Chain: &x.chain, Patch: x.patch, Redacted: x.citedRedactions()}
 	exp.WhatHappened = x.whatHappened()
 	exp.WhyThisFix = x.whyThisFix()
 	exp.NotAnalysed = x.repo.Skipped()
@@ -273,6 +274,21 @@ func (x *explainer) result() *Explanation {
 		exp.Impact = x.assessImpact()
 	}
 	return exp
+}
+
+// citedRedactions lists the secrets removed from the trigger-log lines
+// that the chain's evidence cites.
+func (x *explainer) citedRedactions() []redact.Secret {
+	var out []redact.Secret
+	for _, e := range x.chain.Evidence {
+		if e.Kind != EvidenceLog || e.RunID != x.in.RunID || e.JobID != x.in.Job.ID {
+			continue
+		}
+		for _, k := range x.log.Redacted[e.Line] {
+			out = redact.AddSecret(out, redact.Secret{Kind: k, Line: e.Line})
+		}
+	}
+	return out
 }
 
 // assessImpact assesses whether the patch's files reach a deployed

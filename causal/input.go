@@ -6,6 +6,7 @@ import (
 
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/analysis/redact"
 	"github.com/polylane/polylane/causal/harness"
 	"github.com/polylane/polylane/causal/impact"
 	"github.com/polylane/polylane/causal/patch"
@@ -59,4 +60,7 @@ type Explanation struct {
 	// NotAnalysed lists the repository files left unparsed because they are
 	// over a safety limit (size, nesting, the diagnosis's read budget).
 	NotAnalysed []harness.Skipped
+	// Redacted are the secrets removed from trigger-log lines the chain
+	// cites (kind and line, never the secret).
+	Redacted []redact.Secret
 }

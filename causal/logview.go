@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/redact"
 )
 
 // Bounds of the log view.
@@ -35,6 +36,8 @@ type stepLog struct {
 	Cause int
 	// Total is the number of lines read.
 	Total int
+	// Redacted are the kinds of secret removed from kept lines, by line.
+	Redacted map[int][]string
 }
 
 // readStepLog streams the trigger log and keeps the failing step's lines,
@@ -89,7 +92,26 @@ func readStepLog(in Input, causeN int) (*stepLog, error) {
 			sl.Cause = i
 		}
 	}
+	sl.redact()
 	return sl, nil
+}
+
+// redact removes secrets from the kept lines, the only text of the log
+// that rules read and quote, and records what it removed where. The view
+// is bounded, so this never reads the whole log.
+func (sl *stepLog) redact() {
+	for i := range sl.Lines {
+		l := &sl.Lines[i]
+		text, kinds := redact.Line(l.Text)
+		if len(kinds) == 0 {
+			continue
+		}
+		l.Text = text
+		if sl.Redacted == nil {
+			sl.Redacted = map[int][]string{}
+		}
+		sl.Redacted[l.N] = kinds
+	}
 }
 
 // viewLine converts a scanned line, capping its text.

@@ -76,6 +76,9 @@ func Diagnose(in Input) (*Outcome, error) {
 	if analyze == nil {
 		analyze = defaultAnalyzer
 	}
+	// what was stored before log lines were redacted is redacted now, so
+	// that it clusters with new occurrences and shows no secret
+	in.Known, in.Previous = redactOccurrences(in.Known), redactClasses(in.Previous)
 	window := history.SelectWindow(in.Runs, trigger, in.WindowSize)
 	occs, err := occurrences(window, in, analyze)
 	if err != nil {
@@ -110,6 +113,8 @@ func Diagnose(in Input) (*Outcome, error) {
 	if err := explainTrigger(in, out, trig, analyze); err != nil {
 		return nil, err
 	}
+	d.RedactSecrets()
+	out.Occurrences = redactOccurrences(out.Occurrences)
 	return out, nil
 }
 

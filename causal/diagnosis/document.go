@@ -3,6 +3,7 @@ package diagnosis
 import (
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/analysis/redact"
 	"github.com/polylane/polylane/causal"
 	"github.com/polylane/polylane/causal/harness"
 	"github.com/polylane/polylane/causal/impact"
@@ -46,6 +47,12 @@ type Diagnosis struct {
 	// NotAnalysed lists the repository files the diagnosis did not parse
 	// because they are over a safety limit, and which limit.
 	NotAnalysed []harness.Skipped `json:"not_analysed,omitempty"`
+	// RedactedSecrets lists the credentials the trigger's job log printed
+	// on lines Polylane kept (cause, context and cited lines), which every
+	// text of the document shows as "[redacted: KIND]": their kind and log
+	// line, never the value. GitHub did not mask them; they should be
+	// rotated.
+	RedactedSecrets []redact.Secret `json:"redacted_secrets,omitempty"`
 }
 
 // TriggerCluster returns the class that holds the trigger's failure: the

@@ -59,6 +59,9 @@ func explainTrigger(in Input, out *Outcome, trig history.Occurrence, analyze his
 	d.Chain, d.Patch, d.Impact = x.Chain, x.Patch, x.Impact
 	d.Failure.StepLines = result.Steps
 	d.Summary, d.WhyThisFix = x.WhatHappened, x.WhyThisFix
+	for _, sec := range append(result.Redacted, x.Redacted...) {
+		d.noteSecrets([]string{sec.Kind}, sec.Line)
+	}
 	d.Lint = findLint(tree)
 	d.NotAnalysed = x.NotAnalysed
 	return nil

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -23,6 +24,10 @@ import (
 //	R  listed twice: attempt 1 failed (A), attempt 2 succeeded
 //	T  attempt 2 failed with A, jobs listing (filter=all) holds attempt 1 failing with B
 //	M  matrix: both jobs fail with A    m  matrix: only the second job fails with A
+//	q  pull_request run of g.pr failing with A    Q  pull_request run of g.pr, success
+//
+// A failure's output may hold "{token}", which each run replaces with a
+// token of its own (an installation token changes with every job).
 type genScenario struct {
 	name     string
 	workflow string
@@ -31,6 +36,16 @@ type genScenario struct {
 	history  string
 	failures map[byte]genFailure
 	expect   map[string]any
+	// pr is the pull request that 'q' and 'Q' runs belong to; repo adds
+	// files to the repository tree beside the Makefile.
+	pr   genPR
+	repo map[string]string
+}
+
+// genPR is a pull request from a branch of the same repository.
+type genPR struct {
+	number int
+	branch string
 }
 
 // genFailure is one failure: the step it happens in, the output printed
@@ -173,7 +188,7 @@ func TestGenerateScenarios(t *testing.T) {
 	if os.Getenv("UPDATE") == "" {
 		t.Skip("set UPDATE=1 to regenerate testdata/scenarios")
 	}
-	for _, g := range genScenarios {
+	for _, g := range append(slices.Clone(genScenarios), secretInLog) {
 		dir := filepath.Join("testdata", "scenarios", g.name)
 		if err := os.RemoveAll(dir); err != nil {
 			t.Fatal(err)
@@ -222,7 +237,7 @@ func (g genScenario) files() map[string][]byte {
 		for _, e := range entries {
 			runs = append([]any{e}, runs...)
 		}
-		if jobs := g.jobs(i, id, code, at, files); jobs != nil && code != 'j' && code != '.' && code != 'P' && code != 'r' {
+		if jobs := g.jobs(i, id, code, at, files); jobs != nil && !strings.ContainsRune("j.PQr", rune(code)) {
 			files[fmt.Sprintf("jobs/%d.json", id)] = mustJSON(map[string]any{"total_count": len(jobs), "jobs": jobs})
 		}
 	}
@@ -244,12 +259,16 @@ func (g genScenario) files() map[string][]byte {
 	}
 	files["expect.json"] = mustJSON(expect)
 	files["repo/Makefile"] = []byte("deps:\n\tgo mod download\n\nbuild:\n\tgo build ./...\n\ntest:\n\tgo test ./...\n")
+	for name, content := range g.repo {
+		files["repo/"+name] = []byte(content)
+	}
 	return files
 }
 
 // runEntries returns the runs.json entries of one run (two for code R).
 func (g genScenario) runEntries(i int, id int64, code byte, at time.Time) []map[string]any {
-	event, conclusion, attempt := "push", "failure", 1
+	event, conclusion, attempt, branch := "push", "failure", 1, "main"
+	prs := []any{}
 	switch code {
 	case '.':
 		conclusion = "success"
@@ -263,14 +282,23 @@ func (g genScenario) runEntries(i int, id int64, code byte, at time.Time) []map[
 		conclusion, attempt = "success", 2
 	case 'T':
 		attempt = 2
+	case 'q', 'Q':
+		event, branch = "pull_request", g.pr.branch
+		if code == 'Q' {
+			conclusion = "success"
+		}
+		repo := map[string]any{"id": 99, "name": "shop"}
+		prs = append(prs, map[string]any{"id": 880000 + g.pr.number, "number": g.pr.number,
+			"head": map[string]any{"ref": g.pr.branch, "sha": g.sha(i), "repo": repo},
+			"base": map[string]any{"ref": "main", "sha": g.sha(0), "repo": repo}})
 	}
 	entry := func(conclusion string, attempt int) map[string]any {
 		return map[string]any{
 			"id": id, "name": g.workflow, "run_number": 100 + i, "run_attempt": attempt, "workflow_id": 42,
-			"path": ".github/workflows/ci.yml", "head_sha": g.sha(i), "head_branch": "main", "event": event,
+			"path": ".github/workflows/ci.yml", "head_sha": g.sha(i), "head_branch": branch, "event": event,
 			"status": "completed", "conclusion": conclusion, "html_url": fmt.Sprintf("https://github.com/acme/shop/actions/runs/%d", id),
 			"created_at": at.Format(time.RFC3339), "updated_at": at.Add(10 * time.Minute).Format(time.RFC3339),
-			"run_started_at": at.Format(time.RFC3339), "pull_requests": []any{},
+			"run_started_at": at.Format(time.RFC3339), "pull_requests": prs,
 			"head_commit": map[string]any{"id": g.sha(i), "message": fmt.Sprintf("change %d", i)},
 		}
 	}
@@ -291,7 +319,7 @@ func (g genScenario) jobs(i int, id int64, code byte, at time.Time, files map[st
 		jobID := id*10 + int64(n)
 		jobs = append(jobs, g.job(jobID, id, attempt, name, at, f, cancelled))
 		if f != nil && code != 'a' {
-			files[fmt.Sprintf("logs/%d.txt", jobID)] = g.log(at, f)
+			files[fmt.Sprintf("logs/%d.txt", jobID)] = g.log(i, at, f)
 		}
 	}
 	switch code {
@@ -316,7 +344,7 @@ func (g genScenario) jobs(i int, id int64, code byte, at time.Time, files map[st
 		add(0, names[0], 1, &b, false)
 	default:
 		a, ok := g.failures[code]
-		if code == 'a' || code == 'j' || code == 'R' {
+		if code == 'a' || code == 'j' || code == 'R' || code == 'q' {
 			a, ok = g.failures['A'], true
 		}
 		if !ok {
@@ -359,10 +387,11 @@ func (g genScenario) job(jobID, runID int64, attempt int, name string, at time.T
 }
 
 // commands are the run: lines of the workflow steps.
-var commands = map[string]string{"Download modules": "make deps", "Build": "make build", "Unit tests": "make test", "Deploy preview": "make deploy"}
+var commands = map[string]string{"Download modules": "make deps", "Build": "make build", "Unit tests": "make test", "Deploy preview": "make deploy",
+	"Install dependencies": "composer install --no-interaction --prefer-dist --no-progress", "PHPUnit": "vendor/bin/phpunit"}
 
-// log renders a raw GitHub Actions job log that fails in f.step.
-func (g genScenario) log(at time.Time, f *genFailure) []byte {
+// log renders the raw GitHub Actions job log of run i that fails in f.step.
+func (g genScenario) log(i int, at time.Time, f *genFailure) []byte {
 	var b strings.Builder
 	t := at
 	line := func(s string) {
@@ -389,7 +418,7 @@ func (g genScenario) log(at time.Time, f *genFailure) []byte {
 			continue
 		}
 		for _, o := range f.output {
-			line(o)
+			line(strings.ReplaceAll(o, "{token}", g.token(i)))
 		}
 		line(fmt.Sprintf("##[error]Process completed with exit code %d.", f.exit))
 		break

@@ -245,6 +245,9 @@ func writeAnalysisText(w io.Writer, r *analysis.Result) {
 	if r.Command != "" {
 		fmt.Fprintf(w, "command:    %s (line %d)\n", oneLine(r.Command), r.CommandLine)
 	}
+	if len(r.Redacted) > 0 {
+		fmt.Fprintf(w, "redacted:   %s (printed without GitHub's mask; rotate)\n", describeSecrets(r.Redacted))
+	}
 	fmt.Fprintln(w, "lines:")
 	for _, l := range r.Lines {
 		mark := " "

@@ -14,6 +14,7 @@ import (
 	"unicode"
 
 	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/analysis/redact"
 	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/server/report"
 )
@@ -180,6 +181,9 @@ func writeDiagnosisText(w io.Writer, d *diagnosis.Diagnosis) error {
 		}
 		fmt.Fprintf(&b, "Signature: %s\n", diagSafe(f.Signature))
 	}
+	if len(d.RedactedSecrets) > 0 {
+		fmt.Fprintf(&b, "Credentials: the log printed %s that GitHub did not mask; shown redacted, rotate it\n", describeSecrets(d.RedactedSecrets))
+	}
 	win := d.Window
 	fmt.Fprintf(&b, "\nWindow: %d runs on %s, %d failed (%s to %s)", win.Runs, diagSafe(win.Branch), win.Failed, win.From.Format("2006-01-02"), win.To.Format("2006-01-02"))
 	if win.Unknown > 0 {
@@ -210,6 +214,23 @@ func writeDiagnosisText(w io.Writer, d *diagnosis.Diagnosis) error {
 	}
 	_, err := io.WriteString(w, b.String())
 	return err
+}
+
+// describeSecrets says which kinds of secret were redacted on which lines,
+// never the secrets: "a GitHub token (line 24), a password (line 12)".
+func describeSecrets(secrets []redact.Secret) string {
+	parts := make([]string, 0, len(secrets))
+	for _, s := range secrets {
+		p := "a " + s.Kind
+		if s.Kind != "" && strings.ContainsRune("AEIOU", rune(s.Kind[0])) {
+			p = "an " + s.Kind
+		}
+		if s.Line > 0 {
+			p += fmt.Sprintf(" (line %d)", s.Line)
+		}
+		parts = append(parts, p)
+	}
+	return diagSafe(strings.Join(parts, ", "))
 }
 
 func writeClassTable(w io.Writer, classes []history.Class) error {

@@ -12,6 +12,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/polylane/polylane/analysis/redact"
 	"github.com/polylane/polylane/causal"
 	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/server/report"
@@ -113,7 +114,7 @@ func (d *Dashboard) class(r *http.Request, v *viewer) (any, pageMeta, error) {
 		}
 	}
 	if data.Class.ID == "" { // beyond the table's bound
-		data.Class = ClassRow{ID: c.ID, Workflow: c.WorkflowPath, Step: c.Step, Signature: c.Signature, Count: c.Count,
+		data.Class = ClassRow{ID: c.ID, Workflow: c.WorkflowPath, Step: c.Step, Signature: redact.String(c.Signature), Count: c.Count,
 			FirstSeen: c.FirstSeen, LastSeen: c.LastSeen, Verdict: c.Verdict, Pattern: c.Pattern}
 		data.Class.setMute(c)
 	}
@@ -289,7 +290,7 @@ func causeLines(raw json.RawMessage) []SampleLine {
 		lines = lines[:linesPerSample]
 	}
 	for i := range lines {
-		lines[i].Text = clip(lines[i].Text, maxLineChars)
+		lines[i].Text = clip(redact.String(lines[i].Text), maxLineChars)
 	}
 	return lines
 }
@@ -322,13 +323,14 @@ func (d *Dashboard) classChain(ctx context.Context, repo store.Repository, c sto
 	if err != nil {
 		return err
 	}
-	var doc diagnosis.Diagnosis
-	if err := json.Unmarshal(stored.Document, &doc); err != nil {
+	var stale diagnosis.Diagnosis
+	if err := json.Unmarshal(stored.Document, &stale); err != nil {
 		return nil // an unreadable document shows no chain; the diagnosis page says more
 	}
+	doc := stale.Redacted() // stored before log lines were redacted, perhaps
 	data.Chain = doc.Chain
 	if doc.Chain != nil {
-		data.Flowchart = report.Flowchart(&doc)
+		data.Flowchart = report.Flowchart(doc)
 	}
 	return nil
 }

@@ -5,6 +5,7 @@ import (
 	"net/http"
 	"time"
 
+	"github.com/polylane/polylane/analysis/redact"
 	"github.com/polylane/polylane/store"
 )
 
@@ -38,7 +39,7 @@ func (d *Dashboard) classRows(ctx context.Context, repo store.Repository, win Wi
 	}
 	rows := make([]ClassRow, 0, len(classes))
 	for _, c := range classes {
-		row := ClassRow{ID: c.ID, Workflow: c.WorkflowPath, Step: c.Step, Signature: c.Signature, Count: c.Count,
+		row := ClassRow{ID: c.ID, Workflow: c.WorkflowPath, Step: c.Step, Signature: redact.String(c.Signature), Count: c.Count,
 			InWindow: first[c.ID] + second[c.ID], FirstSeen: c.FirstSeen, LastSeen: c.LastSeen,
 			Trend: trend(first[c.ID], second[c.ID]), Verdict: c.Verdict, Pattern: c.Pattern,
 			URL: classPath(repo.FullName, c.ID)}

@@ -1,6 +1,7 @@
 package dashboard
 
 import (
+	"bytes"
 	"encoding/json"
 	"html/template"
 	"net/http"
@@ -8,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/polylane/polylane/analysis/redact"
 	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/server/report"
 	"github.com/polylane/polylane/store"
@@ -68,12 +70,22 @@ func (d *Dashboard) diagnosis(r *http.Request, v *viewer) (any, pageMeta, error)
 
 // renderDocument renders the stored document as the assessment.
 func (d *Dashboard) renderDocument(repo store.Repository, stored store.Diagnosis, data *DiagnosisData) {
-	var doc diagnosis.Diagnosis
-	if err := json.Unmarshal(stored.Document, &doc); err != nil {
+	var stale diagnosis.Diagnosis
+	if err := json.Unmarshal(stored.Document, &stale); err != nil {
+		data.Document = redactJSON(stored.Document)
 		data.Problem = "The stored document is not a readable " + diagnosis.Schema + " document; its JSON is below."
 		return
 	}
-	md, err := report.Comment(&doc, report.Options{Stale: stored.Stale, RepoID: repo.ID})
+	// a document stored before log lines were redacted is shown redacted
+	doc := stale.Redacted()
+	if doc != &stale {
+		raw, err := json.Marshal(doc)
+		if err != nil {
+			raw = redactJSON(stored.Document)
+		}
+		data.Document = raw
+	}
+	md, err := report.Comment(doc, report.Options{Stale: stored.Stale, RepoID: repo.ID})
 	if err != nil {
 		data.Problem = "The assessment could not be rendered; the document's JSON is below."
 		return
@@ -85,6 +97,43 @@ func (d *Dashboard) renderDocument(repo store.Repository, stored store.Diagnosis
 	}
 	data.Markdown, data.HTML = md, html
 	if doc.Chain != nil {
-		data.Flowchart = report.Flowchart(&doc)
+		data.Flowchart = report.Flowchart(doc)
 	}
+}
+
+// redactJSON redacts every string of a JSON document that is not a
+// patch's diff, for a stored document that does not decode as a
+// diagnosis; it gives null for what is not JSON at all.
+func redactJSON(raw json.RawMessage) json.RawMessage {
+	var v any
+	dec := json.NewDecoder(bytes.NewReader(raw))
+	dec.UseNumber()
+	if err := dec.Decode(&v); err != nil {
+		return json.RawMessage("null")
+	}
+	out, err := json.Marshal(redactValue(v))
+	if err != nil {
+		return json.RawMessage("null")
+	}
+	return out
+}
+
+// redactValue redacts the strings of a decoded JSON value, leaving the
+// values of "diff" keys alone.
+func redactValue(v any) any {
+	switch v := v.(type) {
+	case string:
+		return redact.String(v)
+	case []any:
+		for i := range v {
+			v[i] = redactValue(v[i])
+		}
+	case map[string]any:
+		for k, e := range v {
+			if k != "diff" {
+				v[k] = redactValue(e)
+			}
+		}
+	}
+	return v
 }

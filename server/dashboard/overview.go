@@ -9,6 +9,7 @@ import (
 
 	"github.com/go-chi/chi/v5"
 
+	"github.com/polylane/polylane/analysis/redact"
 	"github.com/polylane/polylane/store"
 )
 
@@ -198,7 +199,7 @@ func (d *Dashboard) workflowRates(ctx context.Context, names map[int64]string) (
 		}
 		wr.FailureRate = rate(wr.Failed, wr.Succeeded)
 		if c, ok := top[k]; ok {
-			wr.TopClass = &ClassRef{ID: c.ClassID, Step: c.Step, Signature: c.Signature, Verdict: c.Verdict, Runs: c.Runs,
+			wr.TopClass = &ClassRef{ID: c.ClassID, Step: c.Step, Signature: redact.String(c.Signature), Verdict: c.Verdict, Runs: c.Runs,
 				URL: classPath(names[w.RepositoryID], c.ClassID)}
 		}
 		wr.windowDays = win.Days

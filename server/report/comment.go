@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/polylane/polylane/analysis/redact"
 	"github.com/polylane/polylane/causal/diagnosis"
 )
 
@@ -29,7 +30,7 @@ func PullRequest(d *diagnosis.Diagnosis, opts Options) (title, body string, err 
 	if d == nil || d.Patch == nil {
 		return "", "", errors.New("render fix pull request: the diagnosis has no patch")
 	}
-	title = plain("Polylane: "+d.Patch.Title, 120)
+	title = plain("Polylane: "+redact.String(d.Patch.Title), 120)
 	intro := func(r *renderer, b *strings.Builder) {
 		b.WriteString("Polylane opened this pull request to fix a recurring CI failure. Review the change and the assessment below; nothing here has been merged or deployed.\n\n")
 	}

@@ -21,7 +21,7 @@ func Flowchart(d *diagnosis.Diagnosis) string {
 	if d == nil {
 		return "flowchart TD\n  run[\"no diagnosis\"]\n"
 	}
-	return newRenderer(d, Options{}, KindAssessment, limits{label: defaultLabel}).flowchart()
+	return newRenderer(d.Redacted(), Options{}, KindAssessment, limits{label: defaultLabel}).flowchart()
 }
 
 // chart collects nodes and edges in order.

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/analysis/redact"
 	"github.com/polylane/polylane/causal/diagnosis"
 )
 
@@ -66,6 +67,10 @@ func renderAt(d *diagnosis.Diagnosis, opts Options, kind string, parts []section
 	if d == nil {
 		return "", errors.New("no diagnosis to render")
 	}
+	// a document stored before the pipeline redacted log lines is
+	// redacted here; nothing a log printed is posted as it was
+	d = d.Redacted()
+	opts.NarratedSummary, opts.NarratedWhyFix = redact.String(opts.NarratedSummary), redact.String(opts.NarratedWhyFix)
 	for _, lim := range levels {
 		r := newRenderer(d, opts, kind, lim)
 		var body strings.Builder
@@ -104,6 +109,7 @@ func (r *renderer) assemble(body string) string {
 	r.staleNote(&b)
 	r.configNote(&b)
 	r.cutNote(&b)
+	r.secretNote(&b)
 	b.WriteString(body)
 	return strings.TrimRight(b.String(), "\n") + "\n"
 }

@@ -2,7 +2,8 @@
 // tests and benchmarks read in place, never copied into the repository: the
 // directory named by POLYLANE_SHARED_DIR, by default "shared" beside the
 // repository root. What a test needs and cannot find skips it with one
-// message, or fails it when CI=true.
+// message, or fails it when CI=true. PrintedTokens lists the GitHub tokens
+// a scenario's logs print, for the tests that check none is republished.
 package scenariotest
 
 import (
