@@ -189,7 +189,7 @@ func (r *dockerRun) desc() string {
 
 // dockerAptRetries sets Acquire::Retries=5 on the apt-get calls of the RUN
 // instruction that failed.
-func (x *explainer) dockerAptRetries() (*fixPlan, error) {
+func (x *facts) dockerAptRetries() (*fixPlan, error) {
 	r := x.dockerRun
 	old, err := x.repo.ReadFile(r.File)
 	if err != nil {

@@ -12,8 +12,11 @@ import (
 	"github.com/polylane/polylane/causal/patch"
 )
 
-// explainer holds the facts gathered about one failure while Explain runs.
-type explainer struct {
+// facts are what Explain learns about a failure before it matches a rule:
+// the harness model, the failing step's log, the command that printed the
+// cause line, its endpoint, and the evidence cited so far. Detectors and
+// fixes read them; they never change what the pipeline has concluded.
+type facts struct {
 	in   Input
 	repo *harness.Repo
 	wf   *harness.Workflow
@@ -33,19 +36,37 @@ type explainer struct {
 	// runner or inside the test cluster.
 	endpoint string
 	local    bool
+	// dockerRun is the Dockerfile RUN instruction a failed image build ran.
+	dockerRun *dockerRun
+	// ids are the evidence ids cited for each part of the story ("cause",
+	// "emitter", "gate", …).
+	ids map[string][]string
+}
+
+// explainer runs Explain: the facts, the rule that matched and what the
+// pipeline concluded from it.
+type explainer struct {
+	facts
 	rule     *rule
 	matched  failText
 	find     finding
 	producer *harness.Node
-	// dockerRun is the Dockerfile RUN instruction a failed image build ran.
-	dockerRun *dockerRun
-	ids       map[string][]string
-	chain     Chain
-	patch     *patch.Patch
+	chain    Chain
+	patch    *patch.Patch
 	// creds are the credentials the patch passes, as its fix described them.
 	creds   []impact.Credential
 	fixNote string
 	notes   []string
+}
+
+// fixContext is what a fix shape reads: the facts, the rule that matched,
+// the failure text it matched and what its harness predicate found. A fix
+// returns its plan; it cannot change the chain, the notes or the patch.
+type fixContext struct {
+	*facts
+	rule    *rule
+	matched failText
+	find    finding
 }
 
 // failText is a line a rule may match: a cause line (primary) or context.
@@ -64,7 +85,7 @@ func Explain(in Input) (*Explanation, error) {
 	if in.Repo == nil {
 		return nil, fmt.Errorf("explain %s: no repository tree", in.Repository)
 	}
-	x := &explainer{in: in, repo: harness.NewRepo(in.Repo), ev: newEvidenceSet(in.RunID, in.Job.ID), ids: map[string][]string{}}
+	x := &explainer{facts: facts{in: in, repo: harness.NewRepo(in.Repo), ev: newEvidenceSet(in.RunID, in.Job.ID), ids: map[string][]string{}}}
 	x.locate()
 	if err := x.readLog(); err != nil {
 		x.notes = append(x.notes, err.Error())

@@ -12,7 +12,7 @@ import (
 )
 
 // fixFunc builds the file edits of one fix shape, its title and rationale.
-type fixFunc func(x *explainer) (*fixPlan, error)
+type fixFunc func(x *fixContext) (*fixPlan, error)
 
 // fixPlan is a fix shape applied to the repository.
 type fixPlan struct {
@@ -47,7 +47,7 @@ func (x *explainer) propose() {
 		x.fixNote = "The failure persists through the whole window, so a retry would not help; Polylane proposes no patch."
 		return
 	}
-	plan, err := x.rule.Fix(x)
+	plan, err := x.rule.Fix(&fixContext{facts: &x.facts, rule: x.rule, matched: x.matched, find: x.find})
 	if err != nil {
 		x.fixNote = "Polylane proposes no patch: " + strings.TrimPrefix(err.Error(), errNoFix.Error()+": ")
 		return
@@ -71,7 +71,7 @@ func editLines(n *harness.Node, site patch.Site) (line, end int) {
 }
 
 // addArgs adds args after the word after in n's command, in n's site.
-func (x *explainer) addArgs(n *harness.Node, after string, args []string) (patch.Site, []byte, error) {
+func (x *facts) addArgs(n *harness.Node, after string, args []string) (patch.Site, []byte, error) {
 	site, err := x.siteOf(n)
 	if err != nil {
 		return patch.Site{}, nil, err
@@ -86,7 +86,7 @@ func (x *explainer) addArgs(n *harness.Node, after string, args []string) (patch
 
 // siteOf returns the patch site for a command node: the file, its host kind
 // and the lines of the unit the edit anchors to.
-func (x *explainer) siteOf(n *harness.Node) (patch.Site, error) {
+func (x *facts) siteOf(n *harness.Node) (patch.Site, error) {
 	if n == nil || n.Cmd == nil {
 		return patch.Site{}, noFix("the command to change was not located in the harness")
 	}
@@ -135,7 +135,7 @@ func (x *explainer) siteOf(n *harness.Node) (patch.Site, error) {
 // stepShell returns the shell a run: step runs in: its own shell:, the
 // job's or the workflow's defaults.run.shell, else the runner's default
 // (pwsh on Windows runners, bash elsewhere).
-func (x *explainer) stepShell(s *harness.Step) string {
+func (x *facts) stepShell(s *harness.Step) string {
 	if s.Shell != "" {
 		return s.Shell
 	}
@@ -169,7 +169,7 @@ func posixShell(shell string) bool {
 }
 
 // taskEntrySite returns the site of the whole Taskfile cmds entry holding n.
-func (x *explainer) taskEntrySite(n *harness.Node) (patch.Site, bool) {
+func (x *facts) taskEntrySite(n *harness.Node) (patch.Site, bool) {
 	tc := n.Nearest(harness.NodeTaskCmd)
 	if tc == nil {
 		return patch.Site{}, false
@@ -209,6 +209,6 @@ func edit(s patch.Site, out []byte) patch.FileEdit {
 
 // fixTarget is the command a fix changes: the emitter, or for a command
 // inside a package.json script the harness command that runs the script.
-func (x *explainer) fixTarget() *harness.Node {
+func (x *facts) fixTarget() *harness.Node {
 	return liftOutOfPackage(x.em.Node)
 }

@@ -11,7 +11,7 @@ import (
 
 // fixImageRegistry moves image references off the frozen k8s.gcr.io
 // registry to registry.k8s.io, which serves the same images.
-func fixImageRegistry(x *explainer) (*fixPlan, error) {
+func fixImageRegistry(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil || !strings.Contains(n.Text, "k8s.gcr.io") {
 		return nil, noFix("the image reference does not point at a registry known to have moved")
@@ -39,7 +39,7 @@ func fixImageRegistry(x *explainer) (*fixPlan, error) {
 var retiredAction = regexp.MustCompile(`(actions/(?:upload|download)-artifact)@v[123]\b`)
 
 // fixBumpAction moves retired artifact actions of the job to v4.
-func fixBumpAction(x *explainer) (*fixPlan, error) {
+func fixBumpAction(x *fixContext) (*fixPlan, error) {
 	if x.wf == nil || x.job == nil {
 		return nil, noFix("the failing job was not located")
 	}
@@ -66,13 +66,13 @@ func fixBumpAction(x *explainer) (*fixPlan, error) {
 }
 
 // fixAptLock lets apt wait for the package lock.
-func fixAptLock(x *explainer) (*fixPlan, error) {
-	return aptOption(x, "DPkg::Lock::Timeout=300", "Let apt wait for the package lock",
+func fixAptLock(x *fixContext) (*fixPlan, error) {
+	return aptOption(x.facts, "DPkg::Lock::Timeout=300", "Let apt wait for the package lock",
 		"apt found the package lock held by another process%s. The patch sets DPkg::Lock::Timeout=300 on the apt commands of %s, so apt waits up to 5 minutes for the lock instead of failing at once; the lock files are never removed.")
 }
 
 // aptOption adds -o option to every apt command of the emitter's unit.
-func aptOption(x *explainer, option, title, why string) (*fixPlan, error) {
+func aptOption(x *facts, option, title, why string) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil || (n.Tool() != "apt-get" && n.Tool() != "apt") {
 		return nil, noFix("the failing command is not an apt command")
@@ -90,7 +90,7 @@ func aptOption(x *explainer, option, title, why string) (*fixPlan, error) {
 }
 
 // fixStateLock lets terraform wait for the state lock.
-func fixStateLock(x *explainer) (*fixPlan, error) {
+func fixStateLock(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil || (n.Tool() != "terraform" && n.Tool() != "tofu") {
 		return nil, noFix("the failing command is not terraform")
@@ -105,7 +105,7 @@ func fixStateLock(x *explainer) (*fixPlan, error) {
 }
 
 // fixFetchDepth checks out the full history the build needs.
-func fixFetchDepth(x *explainer) (*fixPlan, error) {
+func fixFetchDepth(x *fixContext) (*fixPlan, error) {
 	if x.wf == nil || x.job == nil {
 		return nil, noFix("the failing job was not located")
 	}

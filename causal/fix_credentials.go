@@ -51,7 +51,7 @@ var quietCommands = map[string]bool{
 // with the workflow's token: in the action's token input, or in the env of
 // a step whose only command makes the calls, with an Authorization header
 // on a curl call whose every URL is GitHub's API.
-func fixGitHubToken(x *explainer) (*fixPlan, error) {
+func fixGitHubToken(x *fixContext) (*fixPlan, error) {
 	if x.wf == nil || x.step == nil {
 		return nil, noFix("the failing workflow step was not located")
 	}
@@ -62,7 +62,7 @@ func fixGitHubToken(x *explainer) (*fixPlan, error) {
 	s := x.step
 	switch {
 	case s.Uses != "":
-		return tokenInput(x, content)
+		return tokenInput(x.facts, content)
 	case s.Run == "":
 		return nil, noFix("the step neither runs a script nor uses an action")
 	}
@@ -99,11 +99,11 @@ func fixGitHubToken(x *explainer) (*fixPlan, error) {
 		"Passing the workflow's own token raises the quota to the repository's and needs no new secret; it goes only to this step, whose one command makes the call.%s",
 		cite(x.ids["cause"]...), header)
 	return &fixPlan{Title: "Authenticate the GitHub API calls of " + s.DisplayName(), Rationale: rationale, Edits: edits,
-		Credentials: tokenCredentials(x, n, top, hosts)}, nil
+		Credentials: tokenCredentials(x.facts, n, top, hosts)}, nil
 }
 
 // tokenInput passes the workflow's token to a setup action's token input.
-func tokenInput(x *explainer, content []byte) (*fixPlan, error) {
+func tokenInput(x *facts, content []byte) (*fixPlan, error) {
 	s := x.step
 	action, _, _ := strings.Cut(s.Uses, "@")
 	input, ok := tokenInputs[action]
@@ -128,7 +128,7 @@ func tokenInput(x *explainer, content []byte) (*fixPlan, error) {
 // tokenHosts says where a command sends the token: GitHub's API for a curl
 // call whose every URL is GitHub's API, GitHub for the gh CLI. Any other
 // command, or a curl call with an unknown destination, gets no token.
-func (x *explainer) tokenHosts(n *harness.Node) ([]string, error) {
+func (x *facts) tokenHosts(n *harness.Node) ([]string, error) {
 	switch n.Tool() {
 	case "gh":
 		return []string{"GitHub (the gh CLI's host)"}, nil
@@ -150,7 +150,7 @@ func (x *explainer) tokenHosts(n *harness.Node) ([]string, error) {
 // the script, make or task call that runs it) when the step runs nothing
 // else that could read a credential given to the step; what gets the
 // credential is named in the refusal.
-func (x *explainer) dedicatedStep(n *harness.Node, what string) (*harness.Node, error) {
+func (x *facts) dedicatedStep(n *harness.Node, what string) (*harness.Node, error) {
 	if x.tree == nil {
 		return nil, noFix("the step's commands were not modelled")
 	}
@@ -181,7 +181,7 @@ func (x *explainer) dedicatedStep(n *harness.Node, what string) (*harness.Node, 
 
 // authorizeCurl adds an Authorization header, sent when GITHUB_TOKEN is
 // set, to a curl call whose destinations were checked.
-func (x *explainer) authorizeCurl(n *harness.Node, edits []patch.FileEdit) ([]patch.FileEdit, error) {
+func (x *facts) authorizeCurl(n *harness.Node, edits []patch.FileEdit) ([]patch.FileEdit, error) {
 	site, err := x.siteOf(n)
 	if err != nil {
 		return nil, err
@@ -209,7 +209,7 @@ func (x *explainer) authorizeCurl(n *harness.Node, edits []patch.FileEdit) ([]pa
 // tokenCredentials describes where the workflow's token goes: the step's
 // env, the command that reads it and, for curl, the file and host of the
 // header.
-func tokenCredentials(x *explainer, n, top *harness.Node, hosts []string) []impact.Credential {
+func tokenCredentials(x *facts, n, top *harness.Node, hosts []string) []impact.Credential {
 	to := strings.Join(hosts, ", ")
 	name := top.Cmd.Name()
 	var exposure string

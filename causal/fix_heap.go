@@ -31,7 +31,7 @@ var (
 )
 
 // gradleBuild reports whether the failing command runs Gradle.
-func (x *explainer) gradleBuild() bool {
+func (x *facts) gradleBuild() bool {
 	switch x.em.Node.Tool() {
 	case "gradle", "gradlew", "gradlew.bat":
 		return true
@@ -42,7 +42,7 @@ func (x *explainer) gradleBuild() bool {
 // gradleHeap finds gradle.properties of the failing Gradle build (next to
 // the wrapper it runs, in the step's working directory, or at the root) and
 // its org.gradle.jvmargs line.
-func (x *explainer) gradleHeap() (heapSetting, bool) {
+func (x *facts) gradleHeap() (heapSetting, bool) {
 	if x.em.Node == nil || !x.gradleBuild() {
 		return heapSetting{}, false
 	}
@@ -94,7 +94,7 @@ func megabytes(n, unit string) int {
 }
 
 // heapNote says what caps the heap that ran out, for the mechanism summary.
-func (x *explainer) heapNote() string {
+func (x *facts) heapNote() string {
 	h, ok := x.gradleHeap()
 	switch {
 	case !ok:
@@ -108,7 +108,7 @@ func (x *explainer) heapNote() string {
 }
 
 // heapProducer is the setting that caps the heap, when there is one.
-func (x *explainer) heapProducer() (Producer, bool) {
+func (x *facts) heapProducer() (Producer, bool) {
 	h, ok := x.gradleHeap()
 	if !ok || h.line == 0 {
 		return Producer{}, false
@@ -118,7 +118,7 @@ func (x *explainer) heapProducer() (Producer, bool) {
 
 // fixJVMHeap raises the Gradle daemon's heap in gradle.properties; other
 // JVM builds fall back to capping the emitter's parallelism or heap.
-func fixJVMHeap(x *explainer) (*fixPlan, error) {
+func fixJVMHeap(x *fixContext) (*fixPlan, error) {
 	h, ok := x.gradleHeap()
 	if !ok {
 		return fixCapParallelism(x)

@@ -36,7 +36,7 @@ func kindClusterName(n *harness.Node) string {
 
 // fixKindRecreate retries a failed kind cluster creation once, deleting the
 // half-made cluster in between.
-func fixKindRecreate(x *explainer) (*fixPlan, error) {
+func fixKindRecreate(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if !kindCreate(n) {
 		return nil, noFix("the command that failed to create the cluster was not located")

@@ -10,7 +10,7 @@ import (
 
 // insertBefore inserts commands before the emitter (its Taskfile entry, its
 // recipe line or its statement).
-func insertBefore(x *explainer, n *harness.Node, cmds []string, comment string) (patch.Site, []byte, error) {
+func insertBefore(x *facts, n *harness.Node, cmds []string, comment string) (patch.Site, []byte, error) {
 	site, err := x.anchorSite(n)
 	if err != nil {
 		return patch.Site{}, nil, err
@@ -32,7 +32,7 @@ func insertBefore(x *explainer, n *harness.Node, cmds []string, comment string) 
 }
 
 // fixDockerReady waits for the Docker daemon before the first docker call.
-func fixDockerReady(x *explainer) (*fixPlan, error) {
+func fixDockerReady(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the docker command was not located")
@@ -42,7 +42,7 @@ func fixDockerReady(x *explainer) (*fixPlan, error) {
 		prog = programWord(n)
 	}
 	wait := fmt.Sprintf("for i in $(seq 1 30); do %s info >/dev/null 2>&1 && break; sleep 2; done", prog)
-	site, out, err := insertBefore(x, n, []string{wait}, "Wait up to 60s for the Docker daemon to answer before using it.")
+	site, out, err := insertBefore(x.facts, n, []string{wait}, "Wait up to 60s for the Docker daemon to answer before using it.")
 	if err != nil {
 		return nil, err
 	}
@@ -53,7 +53,7 @@ func fixDockerReady(x *explainer) (*fixPlan, error) {
 
 // mirrorServiceImages pulls official service images from the ECR Public
 // mirror of Docker's official images.
-func mirrorServiceImages(x *explainer, content []byte) (*fixPlan, error) {
+func mirrorServiceImages(x *facts, content []byte) (*fixPlan, error) {
 	out := content
 	var changed []string
 	for _, s := range x.job.Services {
@@ -78,7 +78,7 @@ func mirrorServiceImages(x *explainer, content []byte) (*fixPlan, error) {
 
 // fixCRDWait waits for CRDs to be established before they are used, or
 // retries an apply that creates CRDs and their resources together.
-func fixCRDWait(x *explainer) (*fixPlan, error) {
+func fixCRDWait(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that used the custom resource was not located")
@@ -88,7 +88,7 @@ func fixCRDWait(x *explainer) (*fixPlan, error) {
 	}
 	f := flagsOf(n)
 	wait := f.prefix("") + " wait --for=condition=Established crd --all --timeout=60s"
-	site, out, err := insertBefore(x, n, []string{wait}, "")
+	site, out, err := insertBefore(x.facts, n, []string{wait}, "")
 	if err != nil {
 		return nil, err
 	}
@@ -98,7 +98,7 @@ func fixCRDWait(x *explainer) (*fixPlan, error) {
 }
 
 // fixWaitForCreate polls until the objects a kubectl wait names exist.
-func fixWaitForCreate(x *explainer) (*fixPlan, error) {
+func fixWaitForCreate(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil || subcommand(n) != "wait" {
 		return nil, noFix("the failing command is not a kubectl wait")
@@ -117,7 +117,7 @@ func fixWaitForCreate(x *explainer) (*fixPlan, error) {
 		return nil, noFix("cannot derive the objects the wait selects")
 	}
 	loop := fmt.Sprintf("for i in $(seq 1 60); do %s -o name 2>/dev/null | grep -q . && break; sleep 2; done", strings.Join(get, " "))
-	site, out, err := insertBefore(x, n, []string{loop}, "kubectl wait fails at once when nothing matches yet; wait up to 120s for the objects to exist.")
+	site, out, err := insertBefore(x.facts, n, []string{loop}, "kubectl wait fails at once when nothing matches yet; wait up to 120s for the objects to exist.")
 	if err != nil {
 		return nil, err
 	}
@@ -139,9 +139,9 @@ var healthChecks = map[string]string{
 
 // fixReadiness waits until what was started serves: helm --wait, a service
 // health check, or a bounded retry of the first idempotent use.
-func fixReadiness(x *explainer) (*fixPlan, error) {
+func fixReadiness(x *fixContext) (*fixPlan, error) {
 	if s := x.find.Service; s != nil && x.wf != nil {
-		return serviceHealth(x, s)
+		return serviceHealth(x.facts, s)
 	}
 	if n := x.find.Install; n != nil && composeUp(n) {
 		site, out, err := x.addArgs(n, "up", []string{"--wait"})
@@ -177,7 +177,7 @@ func composeUp(n *harness.Node) bool {
 	return false
 }
 
-func serviceHealth(x *explainer, s *harness.Service) (*fixPlan, error) {
+func serviceHealth(x *facts, s *harness.Service) (*fixPlan, error) {
 	img := strings.ToLower(s.Image.Text)
 	if i := strings.LastIndexByte(img, '/'); i >= 0 {
 		img = img[i+1:]
@@ -201,7 +201,7 @@ func serviceHealth(x *explainer, s *harness.Service) (*fixPlan, error) {
 }
 
 // fixCleanupFirst removes leftovers before creating them again.
-func fixCleanupFirst(x *explainer) (*fixPlan, error) {
+func fixCleanupFirst(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that found leftover state was not located")
@@ -214,10 +214,10 @@ func fixCleanupFirst(x *explainer) (*fixPlan, error) {
 		if name != "" {
 			cmd += " --name " + name
 		}
-		return removeFirst(x, n, cmd, fmt.Sprintf("A cluster from an earlier run still existed when `kind create cluster` ran%s. `kind delete cluster` is a no-op when there is nothing to delete, so running it first makes the create repeatable.", cite(x.ids["cause"]...)))
+		return removeFirst(x.facts, n, cmd, fmt.Sprintf("A cluster from an earlier run still existed when `kind create cluster` ran%s. `kind delete cluster` is a no-op when there is nothing to delete, so running it first makes the create repeatable.", cite(x.ids["cause"]...)))
 	case (n.Tool() == "docker" || n.Tool() == "podman") && sc == "run" && containerName(n) != "":
 		name := containerName(n)
-		return removeFirst(x, n, fmt.Sprintf("%s rm -f %s >/dev/null 2>&1 || true", programWord(n), name),
+		return removeFirst(x.facts, n, fmt.Sprintf("%s rm -f %s >/dev/null 2>&1 || true", programWord(n), name),
 			fmt.Sprintf("A container named %s was left from an earlier run%s. The patch removes it before starting a new one; removing a container that does not exist is a no-op.", name, cite(x.ids["cause"]...)))
 	case n.Tool() == "helm" && sc == "install":
 		site, err := x.siteOf(n)

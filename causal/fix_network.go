@@ -94,7 +94,7 @@ func runsTestsCmd(n *harness.Node) bool {
 
 // fixNetworkRetry makes a network fetch survive a dropped connection: the
 // tool's own retry setting when it has one, else a bounded retry loop.
-func fixNetworkRetry(x *explainer) (*fixPlan, error) {
+func fixNetworkRetry(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that failed was not located in the harness")
@@ -109,7 +109,7 @@ func fixNetworkRetry(x *explainer) (*fixPlan, error) {
 }
 
 // nativeRetry adds a tool's own retry arguments to the emitter.
-func (x *explainer) nativeRetry(n *harness.Node) (*fixPlan, error) {
+func (x *facts) nativeRetry(n *harness.Node) (*fixPlan, error) {
 	nr, ok := nativeRetries[n.Tool()]
 	if !ok {
 		return nil, noFix("no native retry for %s", n.Tool())
@@ -161,7 +161,7 @@ func programWord(n *harness.Node) string {
 }
 
 // fixRetryEmitter wraps the emitter's statement in a bounded retry loop.
-func fixRetryEmitter(x *explainer) (*fixPlan, error) {
+func fixRetryEmitter(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that failed was not located in the harness")
@@ -169,21 +169,21 @@ func fixRetryEmitter(x *explainer) (*fixPlan, error) {
 	if !idempotent(n) {
 		return nil, noFix("`%s` is not safe to run twice, so a retry could make things worse", commandName(n))
 	}
-	return retryStatement(x, n)
+	return retryStatement(x.facts, n)
 }
 
 // fixRetryExec retries a command whose exec failed before it started
 // (text file busy), which is safe whatever the command does.
-func fixRetryExec(x *explainer) (*fixPlan, error) {
+func fixRetryExec(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that failed was not located in the harness")
 	}
-	return retryStatement(x, n)
+	return retryStatement(x.facts, n)
 }
 
 // retryStatement wraps a command's statement in a bounded retry loop.
-func retryStatement(x *explainer, n *harness.Node) (*fixPlan, error) {
+func retryStatement(x *facts, n *harness.Node) (*fixPlan, error) {
 	if runsTestsCmd(n) {
 		return nil, noFix("`%s` runs tests, and retrying tests whole would hide real failures", commandName(n))
 	}
@@ -213,7 +213,7 @@ func retryStatement(x *explainer, n *harness.Node) (*fixPlan, error) {
 }
 
 // fixAptRetries adds Acquire::Retries to the apt commands of the emitter's unit.
-func fixAptRetries(x *explainer) (*fixPlan, error) {
+func fixAptRetries(x *fixContext) (*fixPlan, error) {
 	if r := x.dockerRun; r != nil && strings.Contains(r.Text, "apt-get") {
 		return x.dockerAptRetries()
 	}

@@ -35,7 +35,7 @@ var (
 // step, and a logout right after it: docker keeps the credential in the
 // job's Docker configuration, which every later step could read, and
 // sends it only to Docker Hub.
-func fixRegistryAuth(x *explainer) (*fixPlan, error) {
+func fixRegistryAuth(x *fixContext) (*fixPlan, error) {
 	if x.wf == nil || x.job == nil {
 		return nil, noFix("the failing workflow job was not located")
 	}
@@ -45,7 +45,7 @@ func fixRegistryAuth(x *explainer) (*fixPlan, error) {
 	}
 	if x.step == nil {
 		// The runner pulls service images before any step runs.
-		return mirrorServiceImages(x, content)
+		return mirrorServiceImages(x.facts, content)
 	}
 	for _, s := range x.job.Steps {
 		if strings.HasPrefix(s.Uses, "docker/login-action") && s.Index < x.step.Index {
@@ -88,7 +88,7 @@ func fixRegistryAuth(x *explainer) (*fixPlan, error) {
 // literal image of a docker pull, else Docker Hub's own wording of its
 // limit in the failure. A login elsewhere would not help; docker never
 // sends Docker Hub's credentials to another registry.
-func (x *explainer) pullsFromDockerHub() error {
+func (x *facts) pullsFromDockerHub() error {
 	if n := x.fixTarget(); n != nil && (n.Tool() == "docker" || n.Tool() == "podman") && subcommand(n) == "pull" {
 		args := n.EffectiveArgs()
 		for i := 2; i < len(args); i++ {

@@ -38,7 +38,7 @@ func parallelNote(n *harness.Node) string {
 }
 
 // fixCapParallelism caps the emitter's parallelism or heap.
-func fixCapParallelism(x *explainer) (*fixPlan, error) {
+func fixCapParallelism(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that ran out of memory was not located")
@@ -58,7 +58,7 @@ func fixCapParallelism(x *explainer) (*fixPlan, error) {
 }
 
 // capEdit returns the edited content and a phrase saying what changed.
-func capEdit(x *explainer, n *harness.Node, content []byte, line, end int) ([]byte, string, error) {
+func capEdit(x *fixContext, n *harness.Node, content []byte, line, end int) ([]byte, string, error) {
 	cause := x.matched.Line.Text
 	words := n.Cmd.Words
 	switch {
@@ -173,7 +173,7 @@ func runsTool(n *harness.Node, tool string) bool {
 }
 
 // fixFreeDisk frees space on a hosted runner before the failing step.
-func fixFreeDisk(x *explainer) (*fixPlan, error) {
+func fixFreeDisk(x *fixContext) (*fixPlan, error) {
 	if x.wf == nil || x.step == nil || x.job == nil {
 		return nil, noFix("the failing workflow step was not located")
 	}
@@ -205,7 +205,7 @@ func stepSpan(s *harness.Step) patch.StepSpan {
 }
 
 // fixInotify raises the inotify limits before the emitter.
-func fixInotify(x *explainer) (*fixPlan, error) {
+func fixInotify(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that hit the limit was not located")
@@ -253,7 +253,7 @@ func publishedPort(n *harness.Node) string {
 
 // fixFreePort removes a leftover container before a fixed-port run, or
 // serialises test packages that share a port.
-func fixFreePort(x *explainer) (*fixPlan, error) {
+func fixFreePort(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that could not bind its port was not located")
@@ -268,11 +268,11 @@ func fixFreePort(x *explainer) (*fixPlan, error) {
 	}
 	name := containerName(n)
 	if (n.Tool() == "docker" || n.Tool() == "podman") && subcommand(n) == "run" && name != "" && publishedPort(n) != "" {
-		return removeFirst(x, n, fmt.Sprintf("%s rm -f %s >/dev/null 2>&1 || true", programWord(n), name),
+		return removeFirst(x.facts, n, fmt.Sprintf("%s rm -f %s >/dev/null 2>&1 || true", programWord(n), name),
 			fmt.Sprintf("The container %s publishes the fixed host port %s, and one left from an earlier run still held it%s. The patch removes any such container before starting a new one; removing a container that does not exist is a no-op.", name, publishedPort(n), cite(x.ids["cause"]...)))
 	}
 	if s := x.skippedTeardown(); s != nil {
-		return teardownAlways(x, s, fmt.Sprintf("%s could not bind its port because a copy left by an earlier run still held it", describe(n)))
+		return teardownAlways(x.facts, s, fmt.Sprintf("%s could not bind its port because a copy left by an earlier run still held it", describe(n)))
 	}
 	return nil, noFix("the port is not fixed in a place Polylane can change safely")
 }
@@ -291,7 +291,7 @@ func containerName(n *harness.Node) string {
 }
 
 // removeFirst inserts a cleanup command before the emitter.
-func removeFirst(x *explainer, n *harness.Node, cmd, rationale string) (*fixPlan, error) {
+func removeFirst(x *facts, n *harness.Node, cmd, rationale string) (*fixPlan, error) {
 	site, err := x.anchorSite(n)
 	if err != nil {
 		return nil, err

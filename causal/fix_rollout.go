@@ -24,7 +24,7 @@ var stsPod = regexp.MustCompile(`^(.+)-(\d+)$`)
 // StatefulSet is kept as a pod: the harness recreates it by hand, which is
 // what a StatefulSet with the OnDelete strategy needs, and rollout status
 // refuses such StatefulSets.
-func (x *explainer) changedWorkloads() []workload {
+func (x *fixContext) changedWorkloads() []workload {
 	var out []workload
 	seen := map[string]bool{}
 	deletedOf := map[string]event{}
@@ -115,7 +115,7 @@ func (f kubeFlags) prefix(ns string) string {
 
 // fixRolloutStatus waits for every changed workload to finish rolling out,
 // right after the gate (or after the last change when there is no gate).
-func fixRolloutStatus(x *explainer) (*fixPlan, error) {
+func fixRolloutStatus(x *fixContext) (*fixPlan, error) {
 	anchor := x.find.Gate
 	if anchor == nil {
 		anchor = x.find.Trigger
@@ -126,7 +126,7 @@ func fixRolloutStatus(x *explainer) (*fixPlan, error) {
 	wls := x.changedWorkloads()
 	if len(wls) == 0 {
 		if t := x.find.Trigger; t != nil && t.Tool() == "helm" && !strings.Contains(t.Text, "--wait") {
-			return helmWait(x, t)
+			return helmWait(x.facts, t)
 		}
 		return nil, noFix("the log does not name the workloads that were changed")
 	}
@@ -156,7 +156,7 @@ func fixRolloutStatus(x *explainer) (*fixPlan, error) {
 }
 
 // helmWait makes a helm upgrade wait for its release to roll out.
-func helmWait(x *explainer, n *harness.Node) (*fixPlan, error) {
+func helmWait(x *facts, n *harness.Node) (*fixPlan, error) {
 	site, out, err := x.addArgs(n, subcommandWord(n), []string{"--wait", "--timeout", "5m"})
 	if err != nil {
 		return nil, err
@@ -212,7 +212,7 @@ func shortResource(r string) string {
 
 // anchorSite returns the site to insert after an anchor command: its whole
 // Taskfile entry, its recipe line, or its statement.
-func (x *explainer) anchorSite(n *harness.Node) (patch.Site, error) {
+func (x *facts) anchorSite(n *harness.Node) (patch.Site, error) {
 	if s, ok := x.taskEntrySite(n); ok {
 		return s, nil
 	}

@@ -22,7 +22,7 @@ var nameNoise = map[string]bool{"start": true, "stop": true, "starting": true, "
 // the failing step started, when it runs only after every earlier step
 // succeeded: a failed or cancelled run then leaves the started process (and
 // its port) behind for the next run on the same runner.
-func (x *explainer) skippedTeardown() *harness.Step {
+func (x *facts) skippedTeardown() *harness.Step {
 	if x.wf == nil || x.job == nil || x.step == nil {
 		return nil
 	}
@@ -68,7 +68,7 @@ func stopsSomething(tree *harness.Node) bool {
 
 // unitWords returns the distinctive words of a step: the words of its name
 // and the file-like tokens (paths, pid and log files) of the scripts it runs.
-func (x *explainer) unitWords(s *harness.Step, tree *harness.Node) map[string]bool {
+func (x *facts) unitWords(s *harness.Step, tree *harness.Node) map[string]bool {
 	out := map[string]bool{}
 	for _, w := range strings.FieldsFunc(strings.ToLower(s.Name), func(r rune) bool { return !unicode.IsLetter(r) && !unicode.IsDigit(r) }) {
 		if len(w) >= 4 && !nameNoise[w] {
@@ -109,7 +109,7 @@ func fileToken(tok string) bool {
 
 // teardownAlways makes the teardown step run after failures and
 // cancellations too.
-func teardownAlways(x *explainer, s *harness.Step, what string) (*fixPlan, error) {
+func teardownAlways(x *facts, s *harness.Step, what string) (*fixPlan, error) {
 	content, err := x.repo.ReadFile(x.wf.Path)
 	if err != nil {
 		return nil, noFix("cannot read %s", x.wf.Path)

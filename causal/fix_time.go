@@ -72,7 +72,7 @@ func doubled(v string, limit time.Duration) string {
 }
 
 // fixRaiseTimeout gives a wait a realistic bound.
-func fixRaiseTimeout(x *explainer) (*fixPlan, error) {
+func fixRaiseTimeout(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that timed out was not located")
@@ -115,7 +115,7 @@ func fixRaiseTimeout(x *explainer) (*fixPlan, error) {
 }
 
 // fixGoTestTimeout gives go test a longer -timeout (its default is 10m).
-func fixGoTestTimeout(x *explainer) (*fixPlan, error) {
+func fixGoTestTimeout(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
 	if n == nil || n.Tool() != "go" || subcommand(n) != "test" {
 		return nil, noFix("the command that timed out is not go test")
@@ -162,7 +162,7 @@ func goTimeoutFlag(n *harness.Node) (string, string) {
 }
 
 // fixRaiseJobTimeout raises a job or step time limit the run reached.
-func fixRaiseJobTimeout(x *explainer) (*fixPlan, error) {
+func fixRaiseJobTimeout(x *fixContext) (*fixPlan, error) {
 	if x.wf == nil || x.job == nil {
 		return nil, noFix("the failing job was not located")
 	}
@@ -193,7 +193,7 @@ func fixRaiseJobTimeout(x *explainer) (*fixPlan, error) {
 
 // timeLimit returns the explicit time limit that applies to the failing
 // step (its own, else its job's) and names its owner.
-func (x *explainer) timeLimit() (harness.Value, string) {
+func (x *facts) timeLimit() (harness.Value, string) {
 	if x.step != nil && x.step.TimeoutMinutes.Int() > 0 {
 		return x.step.TimeoutMinutes, fmt.Sprintf("step %q", x.step.DisplayName())
 	}
@@ -205,7 +205,7 @@ func (x *explainer) timeLimit() (harness.Value, string) {
 
 // ranToLimit reports whether the job ran at least limit minutes (less one),
 // when its times are known; unknown times count as reaching it.
-func (x *explainer) ranToLimit(limit int) bool {
+func (x *facts) ranToLimit(limit int) bool {
 	j := x.in.Job
 	if j.StartedAt.IsZero() || j.CompletedAt.IsZero() {
 		return true
@@ -220,7 +220,7 @@ var (
 )
 
 // fixTestRerun reruns failed tests with a bound when the runner supports it.
-func fixTestRerun(x *explainer) (*fixPlan, error) {
+func fixTestRerun(x *fixContext) (*fixPlan, error) {
 	if x.in.Verdict.Kind != history.Flaky && x.in.Verdict.Kind != history.New {
 		return nil, noFix("the test fails consistently, so a rerun would only hide it")
 	}
@@ -248,7 +248,7 @@ func fixTestRerun(x *explainer) (*fixPlan, error) {
 	case "cypress":
 		after, args = "run", []string{"--config", "retries=2"}
 	case "gotestsum":
-		return gotestsumPlan(x, n)
+		return gotestsumPlan(x.facts, n)
 	default:
 		return nil, noFix("`%s` has no bounded rerun of only the failed tests; the flaky test itself needs the fix", commandName(n))
 	}
@@ -256,18 +256,18 @@ func fixTestRerun(x *explainer) (*fixPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	return rerunPlan(x, n, site, out), nil
+	return rerunPlan(x.facts, n, site, out), nil
 }
 
 // rerunPlan is the plan of a bounded rerun of failed tests.
-func rerunPlan(x *explainer, n *harness.Node, site patch.Site, out []byte) *fixPlan {
+func rerunPlan(x *facts, n *harness.Node, site patch.Site, out []byte) *fixPlan {
 	rationale := fmt.Sprintf("The failing test comes and goes across the window%s. The patch lets `%s` rerun only the tests that failed, at most twice, and the runner reports them as flaky, so the flake stays visible while it no longer fails the run. The test itself still deserves a fix.",
 		cite(append(x.ids["cause"], x.ids["runs"]...)...), commandName(n))
 	return &fixPlan{Title: "Rerun failed tests at most twice", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}
 }
 
 // gotestsumPlan reruns failed tests with gotestsum's --rerun-fails.
-func gotestsumPlan(x *explainer, n *harness.Node) (*fixPlan, error) {
+func gotestsumPlan(x *facts, n *harness.Node) (*fixPlan, error) {
 	site, err := x.siteOf(n)
 	if err != nil {
 		return nil, err
@@ -282,7 +282,7 @@ func gotestsumPlan(x *explainer, n *harness.Node) (*fixPlan, error) {
 
 // productBug reports whether the failing step shows a data race, a panic or
 // a crash of the code under test.
-func (x *explainer) productBug() bool {
+func (x *facts) productBug() bool {
 	bug := func(s string) bool { return productBug.MatchString(s) && !testTimeout.MatchString(s) }
 	for _, t := range x.texts {
 		if bug(t.Line.Text) {
@@ -299,7 +299,7 @@ func (x *explainer) productBug() bool {
 
 // repoMentions reports whether a top-level file whose name starts with one
 // of prefixes contains re.
-func (x *explainer) repoMentions(re *regexp.Regexp, prefixes ...string) bool {
+func (x *facts) repoMentions(re *regexp.Regexp, prefixes ...string) bool {
 	entries, err := fs.ReadDir(x.in.Repo, ".")
 	if err != nil {
 		return false

@@ -97,7 +97,7 @@ func isChange(n *harness.Node) bool {
 
 // commandBefore returns the command that printed log line n: the last trace
 // hit before it, or the command inside that hit, that satisfies ok.
-func (x *explainer) commandBefore(n int, ok func(*harness.Node) bool) *harness.Node {
+func (x *facts) commandBefore(n int, ok func(*harness.Node) bool) *harness.Node {
 	for i := len(x.hits) - 1; i >= 0; i-- {
 		h := x.hits[i]
 		if h.Line.N >= n {
@@ -118,7 +118,7 @@ func (x *explainer) commandBefore(n int, ok func(*harness.Node) bool) *harness.N
 // commandFor returns the harness command that printed an event line: from
 // the log's echoes, else the command before the emitter that names the
 // event's object.
-func (x *explainer) commandFor(e event, ok func(*harness.Node) bool) *harness.Node {
+func (x *facts) commandFor(e event, ok func(*harness.Node) bool) *harness.Node {
 	if c := x.commandBefore(e.Line.N, ok); c != nil {
 		return c
 	}
@@ -130,7 +130,7 @@ func (x *explainer) commandFor(e event, ok func(*harness.Node) bool) *harness.No
 
 // treeBefore returns the last command before the emitter, in execution
 // order, that satisfies ok and (when name is set) names it as a word.
-func (x *explainer) treeBefore(ok func(*harness.Node) bool, name string) *harness.Node {
+func (x *facts) treeBefore(ok func(*harness.Node) bool, name string) *harness.Node {
 	if x.tr == nil || x.em.Node == nil {
 		return nil
 	}

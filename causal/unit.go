@@ -36,7 +36,7 @@ var builtinRetries = map[string]string{
 }
 
 // retryOf says how a command is retried today, "" when it is not.
-func (x *explainer) retryOf(n *harness.Node) string {
+func (x *facts) retryOf(n *harness.Node) string {
 	if n == nil {
 		return ""
 	}
