@@ -134,6 +134,10 @@ func (x *explainer) mechanismChain() {
 	}
 	x.citeRule()
 	c.Mechanism = Mechanism{Category: x.rule.Category, Rule: x.rule.ID, Summary: x.fillSummary(x.rule.Summary)}
+	if f := x.family; f != nil {
+		c.Mechanism.Family = f.ID
+		c.Mechanism.KnownElsewhere = f.Sources[:min(2, len(f.Sources))]
+	}
 	c.Mechanism.Evidence = compact(append(append(append(append([]string{}, x.ids["cause"]...), x.ids["emitter"]...), x.ids["changes"]...), x.ids["gate"]...))
 	c.Mechanism.Evidence = append(c.Mechanism.Evidence, compact(x.ids["install"])...)
 }

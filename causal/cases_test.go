@@ -34,8 +34,11 @@ type caseSpec struct {
 	// JobMinutes is how long the job ran (0: unknown).
 	JobMinutes int `json:"job_minutes"`
 	Want       struct {
-		Mechanism    string   `json:"mechanism"`
-		Rule         string   `json:"rule"`
+		Mechanism string `json:"mechanism"`
+		Rule      string `json:"rule"`
+		// Family is the catalogued error family the cause line must be
+		// recognised as; its sources are then cited as known elsewhere.
+		Family       string   `json:"family"`
 		ProducerFile *string  `json:"producer_file"`
 		ProducerLine []int    `json:"producer_line"`
 		Ambiguous    bool     `json:"ambiguous"`
@@ -195,6 +198,9 @@ func checkCase(t *testing.T, c synthCase, exp *causal.Explanation) {
 	}
 	if w.Rule != "" && ch.Mechanism.Rule != w.Rule {
 		t.Errorf("rule = %q, want %q", ch.Mechanism.Rule, w.Rule)
+	}
+	if w.Family != "" && (ch.Mechanism.Family != w.Family || len(ch.Mechanism.KnownElsewhere) == 0) {
+		t.Errorf("family = %q (known elsewhere %v), want %q with its sources", ch.Mechanism.Family, ch.Mechanism.KnownElsewhere, w.Family)
 	}
 	if w.ProducerFile != nil && ch.Producer.File != *w.ProducerFile {
 		t.Errorf("producer file = %q, want %q", ch.Producer.File, *w.ProducerFile)

@@ -32,6 +32,12 @@ type Mechanism struct {
 	Rule string `json:"rule,omitempty"`
 	// Evidence lists the ids of the evidence entries the rule relied on.
 	Evidence []string `json:"evidence,omitempty"`
+	// Family is the id of the catalogued error family the cause line
+	// belongs to, when the rule recognised it through the catalogue.
+	Family string `json:"family,omitempty"`
+	// KnownElsewhere are up to two public threads where the same error
+	// family was diagnosed and fixed.
+	KnownElsewhere []string `json:"known_elsewhere,omitempty"`
 }
 
 // Producer is the harness code whose behaviour makes the failure possible.

@@ -7,6 +7,7 @@ import (
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/analysis/redact"
+	"github.com/polylane/polylane/causal/catalogue"
 	"github.com/polylane/polylane/causal/harness"
 	"github.com/polylane/polylane/causal/impact"
 	"github.com/polylane/polylane/causal/patch"
@@ -41,15 +42,20 @@ type facts struct {
 	// ids are the evidence ids cited for each part of the story ("cause",
 	// "emitter", "gate", …).
 	ids map[string][]string
+	// families are the catalogue's families that the failure texts show,
+	// by text (computed once, see familiesOf).
+	families map[int][]*catalogue.Family
 }
 
 // explainer runs Explain: the facts, the rule that matched and what the
 // pipeline concluded from it.
 type explainer struct {
 	facts
-	rule     *rule
-	matched  failText
-	find     finding
+	rule    *rule
+	matched failText
+	find    finding
+	// family is the catalogued error family the matched text belongs to.
+	family   *catalogue.Family
 	producer *harness.Node
 	chain    Chain
 	patch    *patch.Patch

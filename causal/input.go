@@ -7,6 +7,7 @@ import (
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/analysis/redact"
+	"github.com/polylane/polylane/causal/catalogue"
 	"github.com/polylane/polylane/causal/harness"
 	"github.com/polylane/polylane/causal/impact"
 	"github.com/polylane/polylane/causal/patch"
@@ -42,6 +43,10 @@ type Input struct {
 	// Occurrences are the failures of the trigger class in the window (other
 	// runs' cause lines), newest first or in any order.
 	Occurrences []history.Occurrence
+	// Catalogue is the error-family catalogue to recognise failures with
+	// (nil: catalogue.Default; a benchmark passes one without some
+	// families).
+	Catalogue *catalogue.Catalogue
 }
 
 // Explanation is what Explain returns: the causal chain, the proposed patch

@@ -5,6 +5,7 @@ import (
 	"regexp"
 	"strings"
 
+	"github.com/polylane/polylane/causal/catalogue"
 	"github.com/polylane/polylane/causal/harness"
 )
 
@@ -112,6 +113,7 @@ func (x *explainer) match() {
 			}
 		}
 	}
+	x.family = nil
 }
 
 func (x *explainer) ruleHolds(r *rule, pass int) (failText, bool) {
@@ -130,17 +132,68 @@ func (x *explainer) ruleHolds(r *rule, pass int) (failText, bool) {
 }
 
 func (x *explainer) causeMatch(r *rule, pass int) (failText, bool) {
-	for _, t := range x.texts {
+	for i, t := range x.texts {
 		if pass == 0 && !t.Primary && !r.Wide {
 			continue
 		}
 		for _, re := range r.Cause {
 			if re.MatchString(t.Line.Text) {
+				x.family = x.familyFor(r, i, true)
 				return t, true
 			}
 		}
+		if f := x.familyFor(r, i, false); f != nil {
+			x.family = f
+			return t, true
+		}
 	}
 	return failText{}, false
+}
+
+// familyFor returns the first catalogued family that text i shows and that
+// feeds rule r: a family naming r, or, for a category's catalogue rule, one
+// of its category naming no rule. With any set (the rule matched by its own
+// pattern), a family of r's category is enough: it is cited, not relied on.
+func (x *explainer) familyFor(r *rule, i int, any bool) *catalogue.Family {
+	if !r.Catalogued && !any {
+		return nil
+	}
+	for _, f := range x.familiesOf(i) {
+		switch {
+		case f.Rule == r.ID && r.Catalogued,
+			r.fallback && f.Rule == "" && f.Category == string(r.Category),
+			any && f.Category == string(r.Category):
+			return f
+		}
+	}
+	return nil
+}
+
+// familiesOf returns the catalogued families that failure text i shows,
+// where their Requires and Not conditions hold over all failure texts.
+func (x *facts) familiesOf(i int) []*catalogue.Family {
+	if x.families == nil {
+		x.families = map[int][]*catalogue.Family{}
+		cat := x.in.Catalogue
+		if cat == nil {
+			cat = catalogue.Default
+		}
+		all := make([]string, len(x.texts))
+		for j, t := range x.texts {
+			all[j] = t.Line.Text
+		}
+		for _, f := range cat.Families() {
+			if !f.MatchLines(all) {
+				continue
+			}
+			for j, text := range all {
+				if f.MatchLine(text) {
+					x.families[j] = append(x.families[j], f)
+				}
+			}
+		}
+	}
+	return x.families[i]
 }
 
 func (x *explainer) excluded(r *rule) bool {

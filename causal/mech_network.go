@@ -17,6 +17,7 @@ var ruleAptNetwork = rule{ID: "transient-network/apt", Category: TransientNetwor
 	Summary: "{emitter_desc} fetched from an apt mirror that answered inconsistently or not at all: '{cause_short}'{cause_cite}. apt tried only its default number of times."}
 
 var ruleFetchNetwork = rule{ID: "transient-network/fetch", Category: TransientNetwork, Catalogue: 3,
+	Catalogued: true,
 	Cause: append(res(resetLike...), res(`\bETIMEDOUT\b`, `\bEAI_AGAIN\b`, `ReadTimeoutError`, `Read timed out`,
 		`Could not transfer artifact`, `Transfer failed for`, `Could not (GET|HEAD) '?https?://`,
 		`Client\.Timeout exceeded`, `Could not resolve host`, `Temporary failure in name resolution`,

@@ -72,6 +72,12 @@ type rule struct {
 	// Values, then from the values every rule may use (commonValues).
 	Summary string
 	Values  map[string]summaryValue
+	// Catalogued makes the rule also match the catalogue's families that
+	// name it, and, for a category's catalogue rule (see catalogued), the
+	// families of its category that name no rule.
+	Catalogued bool
+	// fallback marks a category's catalogue rule.
+	fallback bool
 }
 
 func res(patterns ...string) []*regexp.Regexp {
@@ -101,6 +107,18 @@ var rules = []*rule{
 	&ruleAptNetwork, &ruleFetchNetwork, &ruleLocalNetwork,
 	&ruleDenied,
 	&ruleResolution,
+	&ruleCataloguedTransientNetwork, &ruleCataloguedRateLimit, &ruleCataloguedResourceExhaustion,
+	&ruleCataloguedTimeout, &ruleCataloguedPortConflict, &ruleCataloguedOrdering, &ruleCataloguedDependency,
+	&ruleCataloguedCredentials, &ruleCataloguedTestFailure, &ruleCataloguedBuildFailure,
 	&ruleTests,
 	&ruleCompile,
+}
+
+// RuleIDs lists the ids of the mechanism rules in the order they are tried.
+func RuleIDs() []string {
+	out := make([]string, len(rules))
+	for i, r := range rules {
+		out[i] = r.ID
+	}
+	return out
 }

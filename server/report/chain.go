@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/polylane/polylane/causal"
+	"github.com/polylane/polylane/causal/catalogue"
 )
 
 // causalChain is the "Causal chain" section: signal, surfacing site,
@@ -40,6 +41,28 @@ func (r *renderer) causalChain(b *strings.Builder) {
 	r.blast(b, c.BlastRadius)
 	b.WriteString("- **Evidence:**\n")
 	r.evidence(b, c.Evidence)
+	b.WriteString("\n")
+	r.knownElsewhere(b, c.Mechanism)
+}
+
+// knownElsewhere lists the public threads where the cause line's error
+// family was diagnosed and fixed. Only sources that Polylane's own
+// catalogue lists for that family are linked, whatever a stored document
+// says.
+func (r *renderer) knownElsewhere(b *strings.Builder, m causal.Mechanism) {
+	var known []string
+	for _, u := range m.KnownElsewhere {
+		if catalogue.Default.Cites(m.Family, u) && safeURL(u) != "" {
+			known = append(known, u)
+		}
+	}
+	if len(known) == 0 {
+		return
+	}
+	b.WriteString("Known elsewhere: the same error family (" + r.c(m.Family) + ") was diagnosed and fixed in\n\n")
+	for _, u := range known {
+		b.WriteString("- " + link(r.t(strings.TrimPrefix(u, "https://")), u) + "\n")
+	}
 	b.WriteString("\n")
 }
 
