@@ -93,3 +93,8 @@ test-reliability: ## fault sweep over every GitHub call (RELIABILITY_RUNS=3, REL
 		./server/webhook/ ./server/worker/... ./server/dashboard/ ./server/report/ ./server/narrator/ ./cmd/polylane/ \
 		./analysis/... ./causal/...
 	@cat $(BIN)/reliability.txt
+
+.PHONY: bench-real
+bench-real: ## diagnose the corpus of real CI failures (causal/diagnosis/testdata/real): per-fact rates with and without each repository's own catalogue families; fails when a target is missed
+	@mkdir -p $(BIN)
+	POLYLANE_BENCH_REAL=1 POLYLANE_BENCH_REAL_OUT=$(abspath $(BIN))/bench-real.md $(GO) test ./causal/diagnosis -run '^TestRealCorpus$$' -count=1

@@ -26,6 +26,10 @@ type Expect struct {
 	PatchFilesAny         []string       `json:"patch_files_any"`
 	CIOnly                *bool          `json:"ci_only"`
 	AffectedContains      *string        `json:"affected_contains"`
+	// PatchContainsAny, for a case whose maintainers fixed the harness,
+	// lists words of their fix (a flag, a setting, a command); a patch that
+	// resembles it adds at least one of them.
+	PatchContainsAny []string `json:"patch_contains_any"`
 }
 
 // ExpectWindow is the window fact of expect.json.

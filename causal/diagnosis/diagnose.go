@@ -9,6 +9,7 @@ import (
 
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
+	"github.com/polylane/polylane/causal/catalogue"
 )
 
 // Repository identifies the repository a diagnosis is about.
@@ -50,6 +51,8 @@ type Input struct {
 	Previous []history.Class
 	// WindowSize is the number of runs to look at; 0 means the default (100).
 	WindowSize int
+	// Catalogue is the error-family catalogue (nil: catalogue.Default).
+	Catalogue *catalogue.Catalogue
 }
 
 // Outcome is the result of Diagnose: the document, and the occurrences and

@@ -52,6 +52,7 @@ func explainTrigger(in Input, out *Outcome, trig history.Occurrence, analyze his
 		Verdict:      d.Verdict,
 		Cadence:      d.Cadence,
 		Occurrences:  classOccurrences(out.Occurrences, class),
+		Catalogue:    in.Catalogue,
 	})
 	if err != nil {
 		return fmt.Errorf("explain run %d: %w", d.Run.ID, err)

@@ -6,6 +6,7 @@ import (
 
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/analysis/scenario"
+	"github.com/polylane/polylane/causal/catalogue"
 )
 
 // Options adjust a diagnosis of a scenario directory.
@@ -18,6 +19,9 @@ type Options struct {
 	Analyze history.Analyzer
 	// Previous are earlier classes whose ids should be kept.
 	Previous []history.Class
+	// Catalogue replaces the shipped error-family catalogue (benchmarks
+	// that leave a case's own families out); nil means catalogue.Default.
+	Catalogue *catalogue.Catalogue
 }
 
 // FromScenario builds the Input of a scenario: its repository, workflow, runs,
@@ -34,6 +38,7 @@ func FromScenario(s *scenario.Scenario, opts Options) Input {
 		Tree:         s.Repo(),
 		Previous:     opts.Previous,
 		WindowSize:   opts.Window,
+		Catalogue:    opts.Catalogue,
 	}
 }
 
