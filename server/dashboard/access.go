@@ -5,6 +5,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/store"
 )
 
@@ -16,7 +17,7 @@ const maxCachedGrants = 10000
 type viewer struct {
 	public  bool
 	session session
-	grant   grant
+	grant   ghclient.Grant
 	csrf    string
 }
 
@@ -24,7 +25,7 @@ type viewer struct {
 // In public mode, an installation is visible through its public
 // repositories, which the caller checks.
 func (v *viewer) canSeeInstallation(id int64) bool {
-	return v.public || v.grant.installations[id]
+	return v.public || v.grant.Installations[id]
 }
 
 // canSee reports whether the viewer may see a repository.
@@ -35,30 +36,30 @@ func (v *viewer) canSee(r store.Repository) bool {
 	if v.public {
 		return !r.Private
 	}
-	return v.grant.installations[r.InstallationID] && v.grant.repos[r.ID]
+	return v.grant.Installations[r.InstallationID] && v.grant.Repos[r.ID]
 }
 
-// cachedGrant is a grant and when it was read.
+// cachedGrant is a ghclient.Grant and when it was read.
 type cachedGrant struct {
-	grant grant
+	grant ghclient.Grant
 	at    time.Time
 }
 
-// grantCache keeps each session's grant for a short time, so pages do not
+// grantCache keeps each session's ghclient.Grant for a short time, so pages do not
 // call GitHub on every request.
 type grantCache struct {
 	ttl   time.Duration
 	now   func() time.Time
-	fetch func(ctx context.Context, token string) (grant, error)
+	fetch func(ctx context.Context, token string) (ghclient.Grant, error)
 
 	mu      sync.Mutex
 	entries map[string]cachedGrant
 	loading map[string]*sync.Mutex
 }
 
-// get returns the session's grant, reading it from GitHub when it is not
+// get returns the session's ghclient.Grant, reading it from GitHub when it is not
 // cached or is older than the TTL.
-func (c *grantCache) get(ctx context.Context, s session) (grant, error) {
+func (c *grantCache) get(ctx context.Context, s session) (ghclient.Grant, error) {
 	c.mu.Lock()
 	if e, ok := c.entries[s.ID]; ok && c.now().Sub(e.at) < c.ttl {
 		c.mu.Unlock()
@@ -82,7 +83,7 @@ func (c *grantCache) get(ctx context.Context, s session) (grant, error) {
 	c.mu.Unlock()
 	g, err := c.fetch(ctx, s.Token)
 	if err != nil {
-		return grant{}, err
+		return ghclient.Grant{}, err
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
@@ -92,7 +93,7 @@ func (c *grantCache) get(ctx context.Context, s session) (grant, error) {
 	return g, nil
 }
 
-// forget drops a session's grant (on sign-out).
+// forget drops a session's ghclient.Grant (on sign-out).
 func (c *grantCache) forget(sessionID string) {
 	c.mu.Lock()
 	defer c.mu.Unlock()

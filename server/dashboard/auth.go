@@ -78,7 +78,7 @@ func (d *Dashboard) startSignIn(w http.ResponseWriter, r *http.Request) {
 		d.fail(w, r, false, http.StatusInternalServerError, "could not start signing in")
 		return
 	}
-	http.Redirect(w, r, d.gh.authorizeURL(st.State, d.callbackURL(r)), http.StatusFound)
+	http.Redirect(w, r, d.gh.AuthorizeURL(st.State, d.callbackURL(r)), http.StatusFound)
 }
 
 // callback finishes the sign-in: it checks the state, exchanges the code
@@ -98,13 +98,13 @@ func (d *Dashboard) callback(w http.ResponseWriter, r *http.Request) {
 		http.Redirect(w, r, "/login?error=code", http.StatusSeeOther)
 		return
 	}
-	token, err := d.gh.exchange(r.Context(), code, d.callbackURL(r))
+	token, err := d.gh.Exchange(r.Context(), code, d.callbackURL(r))
 	if err != nil {
 		log.Warn().Err(err).Msg("sign-in: code exchange failed")
 		http.Redirect(w, r, "/login?error=exchange", http.StatusSeeOther)
 		return
 	}
-	login, id, err := d.gh.user(r.Context(), token)
+	login, id, err := d.gh.User(r.Context(), token)
 	if err != nil {
 		log.Warn().Err(err).Msg("sign-in: reading the user failed")
 		http.Redirect(w, r, "/login?error=user", http.StatusSeeOther)

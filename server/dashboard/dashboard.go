@@ -14,6 +14,7 @@ import (
 	"github.com/go-chi/chi/v5"
 
 	"github.com/polylane/polylane/server"
+	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/store"
 )
 
@@ -65,7 +66,7 @@ type Dashboard struct {
 	opts   Options
 	st     store.Store
 	jar    cookieJar
-	gh     *userClient
+	gh     *ghclient.UserClient
 	grants *grantCache
 	pages  map[string]*template.Template
 	now    func() time.Time
@@ -106,13 +107,13 @@ func New(opts Options) (*Dashboard, error) {
 	}
 	d := &Dashboard{opts: opts, st: opts.Store, gh: gh, pages: pages, now: opts.Now,
 		jar: cookieJar{sealer: seal, secure: !opts.InsecureCookies, now: opts.Now}}
-	d.grants = &grantCache{ttl: opts.AccessTTL, now: opts.Now, fetch: gh.access,
+	d.grants = &grantCache{ttl: opts.AccessTTL, now: opts.Now, fetch: gh.Access,
 		entries: map[string]cachedGrant{}, loading: map[string]*sync.Mutex{}}
 	return d, nil
 }
 
 // newUserClient builds the GitHub user client from the options.
-func newUserClient(opts Options) (*userClient, error) {
+func newUserClient(opts Options) (*ghclient.UserClient, error) {
 	api := opts.GitHubAPIURL
 	if api == "" {
 		api = "https://api.github.com/"
@@ -128,7 +129,7 @@ func newUserClient(opts Options) (*userClient, error) {
 	if web == "" {
 		web = webURLOf(u)
 	}
-	return &userClient{http: opts.HTTPClient, apiURL: u, webURL: web, id: opts.ClientID, secret: opts.ClientSecret}, nil
+	return ghclient.NewUserClient(opts.HTTPClient, u, web, opts.ClientID, opts.ClientSecret), nil
 }
 
 // webURLOf derives GitHub's web base from its API base.
@@ -190,7 +191,7 @@ func viewerOf(ctx context.Context) *viewer {
 }
 
 // requireViewer resolves who is looking: anyone in public mode, otherwise a
-// signed-in user whose grant is read (or taken from the cache). Without a
+// signed-in user whose ghclient.Grant is read (or taken from the cache). Without a
 // session, pages redirect to the sign-in page and the API answers 401.
 func (d *Dashboard) requireViewer(api bool) func(http.Handler) http.Handler {
 	return func(next http.Handler) http.Handler {

@@ -222,7 +222,7 @@ func (d *Dashboard) repository(r *http.Request, v *viewer) (any, pageMeta, error
 // repoRef describes a repository with its links.
 func (d *Dashboard) repoRef(r store.Repository) RepoRef {
 	return RepoRef{ID: r.ID, FullName: r.FullName, Private: r.Private, URL: repoPath(r.FullName),
-		GitHubURL: d.gh.webURL + "/" + r.FullName}
+		GitHubURL: d.gh.WebURL() + "/" + r.FullName}
 }
 
 // cadence builds each workflow's chart over the window.

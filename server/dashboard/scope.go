@@ -94,7 +94,7 @@ func (d *Dashboard) visibleRepos(ctx context.Context, v *viewer, installationID 
 			}
 		}
 	} else {
-		for id := range v.grant.installations {
+		for id := range v.grant.Installations {
 			if installationID == 0 || id == installationID {
 				ids = append(ids, id)
 			}
@@ -146,7 +146,7 @@ func diagnosisPath(fullName string, id int64) string {
 
 // runURL is a run's page on GitHub.
 func (d *Dashboard) runURL(fullName string, runID int64) string {
-	return d.gh.webURL + "/" + fullName + "/actions/runs/" + strconv.FormatInt(runID, 10)
+	return d.gh.WebURL() + "/" + fullName + "/actions/runs/" + strconv.FormatInt(runID, 10)
 }
 
 // jobLogURL is a job's log on GitHub, opened at a step. GitHub numbers the
@@ -162,7 +162,7 @@ func (d *Dashboard) jobLogURL(fullName string, runID, jobID int64, step int) str
 
 // pullURL is a pull request's page on GitHub.
 func (d *Dashboard) pullURL(fullName string, number int) string {
-	return d.gh.webURL + "/" + fullName + "/pull/" + strconv.Itoa(number)
+	return d.gh.WebURL() + "/" + fullName + "/pull/" + strconv.Itoa(number)
 }
 
 // Conclusion groups of the charts and rates.

@@ -1,4 +1,4 @@
-package dashboard
+package ghclient
 
 import (
 	"context"
@@ -16,11 +16,10 @@ import (
 // maxListPages bounds the pages read from one GitHub listing (100 items each).
 const maxListPages = 20
 
-// userClient talks to GitHub with a user's token: the OAuth code exchange,
-// the user, and the installations and repositories the user can access.
-// server/ghclient covers the app's installation tokens only, so this small
-// client lives here.
-type userClient struct {
+// UserClient talks to GitHub with a user's token, for the dashboard's
+// sign-in: the OAuth code exchange, the user, and the installations and
+// repositories the user can access.
+type UserClient struct {
 	http   *http.Client
 	apiURL *url.URL // with a trailing slash
 	webURL string   // without a trailing slash
@@ -28,17 +27,30 @@ type userClient struct {
 	secret string
 }
 
-// errOAuth is an OAuth error GitHub answered with.
-var errOAuth = errors.New("GitHub refused the sign-in")
+// NewUserClient returns a user client for an OAuth app (client id and
+// secret) on the GitHub whose API and web roots are given (apiURL with a
+// trailing slash, webURL without).
+func NewUserClient(hc *http.Client, apiURL *url.URL, webURL, clientID, clientSecret string) *UserClient {
+	if hc == nil {
+		hc = http.DefaultClient
+	}
+	return &UserClient{http: hc, apiURL: apiURL, webURL: webURL, id: clientID, secret: clientSecret}
+}
 
-// authorizeURL is where the browser goes to approve the sign-in.
-func (c *userClient) authorizeURL(state, redirect string) string {
+// WebURL is GitHub's web root, without a trailing slash.
+func (c *UserClient) WebURL() string { return c.webURL }
+
+// ErrOAuth is an OAuth error GitHub answered with.
+var ErrOAuth = errors.New("GitHub refused the sign-in")
+
+// AuthorizeURL is where the browser goes to approve the sign-in.
+func (c *UserClient) AuthorizeURL(state, redirect string) string {
 	q := url.Values{"client_id": {c.id}, "redirect_uri": {redirect}, "state": {state}}
 	return c.webURL + "/login/oauth/authorize?" + q.Encode()
 }
 
-// exchange trades an authorization code for a user token.
-func (c *userClient) exchange(ctx context.Context, code, redirect string) (string, error) {
+// Exchange trades an authorization code for a user token.
+func (c *UserClient) Exchange(ctx context.Context, code, redirect string) (string, error) {
 	form := url.Values{"client_id": {c.id}, "client_secret": {c.secret}, "code": {code}, "redirect_uri": {redirect}}
 	req, err := http.NewRequestWithContext(ctx, http.MethodPost, c.webURL+"/login/oauth/access_token",
 		strings.NewReader(form.Encode()))
@@ -57,26 +69,26 @@ func (c *userClient) exchange(ctx context.Context, code, redirect string) (strin
 		Error       string `json:"error"`
 	}
 	if resp.StatusCode != http.StatusOK {
-		return "", fmt.Errorf("exchange OAuth code: HTTP %d: %w", resp.StatusCode, errOAuth)
+		return "", fmt.Errorf("exchange OAuth code: HTTP %d: %w", resp.StatusCode, ErrOAuth)
 	}
 	if err := json.NewDecoder(io.LimitReader(resp.Body, 1<<16)).Decode(&body); err != nil {
 		return "", fmt.Errorf("exchange OAuth code: decode answer: %w", err)
 	}
 	if body.Error != "" || body.AccessToken == "" {
-		return "", fmt.Errorf("exchange OAuth code: %q: %w", body.Error, errOAuth)
+		return "", fmt.Errorf("exchange OAuth code: %q: %w", body.Error, ErrOAuth)
 	}
 	return body.AccessToken, nil
 }
 
 // api returns a go-github client authenticated with a user token.
-func (c *userClient) api(token string) *github.Client {
+func (c *UserClient) api(token string) *github.Client {
 	gh := github.NewClient(c.http).WithAuthToken(token)
 	gh.BaseURL = c.apiURL
 	return gh
 }
 
-// user returns the login and id of a token's user.
-func (c *userClient) user(ctx context.Context, token string) (string, int64, error) {
+// User returns the login and id of a token's user.
+func (c *UserClient) User(ctx context.Context, token string) (string, int64, error) {
 	u, _, err := c.api(token).Users.Get(ctx, "")
 	if err != nil {
 		return "", 0, fmt.Errorf("get signed-in user: %w", err)
@@ -84,40 +96,41 @@ func (c *userClient) user(ctx context.Context, token string) (string, int64, err
 	return u.GetLogin(), u.GetID(), nil
 }
 
-// grant is what a user can see: installations and their repositories.
-type grant struct {
-	installations map[int64]bool
-	repos         map[int64]bool
+// Grant is what a user can see: installations and their repositories, by
+// id.
+type Grant struct {
+	Installations map[int64]bool
+	Repos         map[int64]bool
 }
 
-// access lists the installations and repositories a user token can access.
-func (c *userClient) access(ctx context.Context, token string) (grant, error) {
+// Access lists the installations and repositories a user token can access.
+func (c *UserClient) Access(ctx context.Context, token string) (Grant, error) {
 	gh := c.api(token)
-	g := grant{installations: map[int64]bool{}, repos: map[int64]bool{}}
+	g := Grant{Installations: map[int64]bool{}, Repos: map[int64]bool{}}
 	opts := &github.ListOptions{PerPage: 100}
 	for page := 0; page < maxListPages; page++ {
 		list, resp, err := gh.Apps.ListUserInstallations(ctx, opts)
 		if err != nil {
-			return grant{}, fmt.Errorf("list installations of the user: %w", err)
+			return Grant{}, fmt.Errorf("list installations of the user: %w", err)
 		}
 		for _, in := range list {
-			g.installations[in.GetID()] = true
+			g.Installations[in.GetID()] = true
 		}
 		if resp.NextPage == 0 {
 			break
 		}
 		opts.Page = resp.NextPage
 	}
-	for id := range g.installations {
-		if err := c.addRepos(ctx, gh, id, g.repos); err != nil {
-			return grant{}, err
+	for id := range g.Installations {
+		if err := c.addRepos(ctx, gh, id, g.Repos); err != nil {
+			return Grant{}, err
 		}
 	}
 	return g, nil
 }
 
 // addRepos adds the repositories of one installation the user can access.
-func (c *userClient) addRepos(ctx context.Context, gh *github.Client, installationID int64, into map[int64]bool) error {
+func (c *UserClient) addRepos(ctx context.Context, gh *github.Client, installationID int64, into map[int64]bool) error {
 	opts := &github.ListOptions{PerPage: 100}
 	for page := 0; page < maxListPages; page++ {
 		list, resp, err := gh.Apps.ListUserRepos(ctx, installationID, opts)
