@@ -15,10 +15,6 @@ import (
 	"github.com/polylane/polylane/analysis"
 )
 
-func init() {
-	register(command{name: "analyze", summary: "say why one CI job log failed", order: 40, run: runAnalyze})
-}
-
 // listFlag collects a repeatable string flag.
 type listFlag []string
 

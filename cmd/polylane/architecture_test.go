@@ -118,6 +118,11 @@ func architectureViolations(files []goFile) []string {
 		if pure(f.pkg) && !testSupport(f.pkg) {
 			out = append(out, clockCalls(f)...)
 		}
+		for _, d := range f.file.Decls {
+			if fn, ok := d.(*ast.FuncDecl); ok && fn.Recv == nil && fn.Name.Name == "init" {
+				out = append(out, f.path+": func init() (register values in a literal list instead)")
+			}
+		}
 	}
 	sort.Strings(out)
 	return out
@@ -147,7 +152,8 @@ func clockCalls(f goFile) []string {
 // causal/ stay pure (no network, database, process, logger, GitHub client,
 // server or store package, no clock), only server/ghclient and the GitHub
 // simulator import go-github, the store does not import the server, and
-// product code does not import test-support packages.
+// product code does not import test-support packages, and no code outside
+// tests has a func init().
 func TestArchitecture(t *testing.T) {
 	files := moduleFiles(t)
 	if len(files) < 100 {
@@ -184,6 +190,13 @@ func TestArchitectureCatches(t *testing.T) {
 	}
 	if v := architectureViolations([]goFile{{path: "causal/x.go", pkg: "causal", file: clock}}); len(v) != 1 {
 		t.Errorf("time.Now in causal: %v", v)
+	}
+	withInit, err := parser.ParseFile(token.NewFileSet(), "x.go", "package worker\nfunc init() {}\n", 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := architectureViolations([]goFile{{path: "server/worker/x.go", pkg: "server/worker", file: withInit}}); len(v) != 1 {
+		t.Errorf("func init in server/worker: %v", v)
 	}
 	if v := architectureViolations([]goFile{bad("causal/patch/patchtest/x.go", "os/exec")}); len(v) != 0 {
 		t.Errorf("a test-support package may run processes: %v", v)

@@ -19,10 +19,6 @@ import (
 	"github.com/polylane/polylane/server/ghclient"
 )
 
-func init() {
-	register(command{name: "capture", summary: "write a scenario directory from a repository's real CI history", order: 30, run: runCapture})
-}
-
 const captureUsage = `Usage: polylane capture OWNER/REPO --workflow FILE [-n 100] --out DIR [--run ID]
 
 Writes a scenario directory (polylane.scenario/v1) from GitHub, so that the

@@ -8,6 +8,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -87,7 +88,13 @@ const (
 var bothCommands = []string{cmdServe, cmdMigrate}
 
 // settings is the table of every setting of Polylane. Add later settings here.
-var settings = []setting{
+// settings are every setting of the binary, in the order the README's
+// table and --help list them.
+var settings = slices.Concat(baseSettings, []setting{configFileSetting}, dashboardSettings, httpSettings, queueSettings)
+
+// baseSettings are the settings of the database, GitHub, the webhook and
+// the worker.
+var baseSettings = []setting{
 	{Env: "POLYLANE_DATABASE_URL", Flag: "database-url", Commands: bothCommands,
 		Usage: "Database: empty for the SQLite file ./polylane.db, sqlite:///abs/path or sqlite://rel/path for another file, postgres://… or postgresql://… for PostgreSQL.",
 		set:   func(c *Config, v string) (err error) { c.Database, err = parseDatabaseURL(v); return err }},

@@ -25,10 +25,6 @@ var configFileSetting = setting{Env: configFileEnv, Flag: "config", Commands: bo
 	Usage: "File of KEY=VALUE lines naming settings of this table (polylane setup writes one); the environment and flags win over it. One that holds a secret must be readable by its owner only (chmod 600).",
 	set:   func(*Config, string) error { return nil }}
 
-func init() {
-	settings = append(settings, configFileSetting)
-}
-
 // withConfigFile returns getenv backed by the configuration file that
 // --config (when flagSet) or POLYLANE_CONFIG_FILE names: a variable that is
 // set and not empty wins over the file. Without a file it returns getenv.

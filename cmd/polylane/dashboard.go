@@ -51,11 +51,6 @@ var dashboardSettings = []setting{
 		set:   setAccessTTL},
 }
 
-func init() {
-	settings = append(settings, dashboardSettings...)
-	serveHooks = append(serveHooks, mountDashboard)
-}
-
 func parseBool(v string) (bool, error) {
 	b, err := strconv.ParseBool(v)
 	if err != nil {

@@ -12,10 +12,6 @@ import (
 	"github.com/rs/zerolog"
 )
 
-func init() {
-	register(command{name: "demo", summary: "diagnose the shipped example repository end to end against a simulated GitHub", order: 5, run: runDemo})
-}
-
 const demoUsage = `Usage: polylane demo [--addr HOST:PORT] [--once] [--keep] [--timeout D]
 
 Runs Polylane end to end on this machine with no configuration and no GitHub

@@ -19,10 +19,6 @@ import (
 	"github.com/polylane/polylane/server/report"
 )
 
-func init() {
-	register(command{name: "diagnose", summary: "diagnose a failing run from a scenario directory", order: 20, run: runDiagnose})
-}
-
 const diagnoseUsage = `Usage: polylane diagnose --scenario DIR [--run ID] [--window N] [--json | --format FORMAT]
 
 Diagnoses the trigger run of a scenario directory (polylane.scenario/v1) offline,

@@ -17,10 +17,6 @@ answers 200, 1 otherwise. Container images without a shell use it as their
 health check (Docker Compose's healthcheck). The default address is this
 host's POLYLANE_ADDR port.`
 
-func init() {
-	register(command{name: "healthcheck", summary: "exit 0 when the local serve answers /readyz (for container health checks)", order: 80, run: runHealthcheck})
-}
-
 func runHealthcheck(ctx context.Context, inv *invocation) int {
 	fs := flag.NewFlagSet("polylane healthcheck", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)

@@ -36,10 +36,6 @@ var httpSettings = []setting{
 		set:   setMetricsAddr},
 }
 
-func init() {
-	settings = append(settings, httpSettings...)
-}
-
 func setReadTimeout(c *Config, v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil || d < time.Second || d > 10*time.Minute {

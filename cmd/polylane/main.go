@@ -15,7 +15,6 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"sort"
 	"syscall"
 )
 
@@ -30,9 +29,7 @@ const (
 type command struct {
 	name    string
 	summary string
-	// order places the command in the help listing.
-	order int
-	run   func(ctx context.Context, inv *invocation) int
+	run     func(ctx context.Context, inv *invocation) int
 }
 
 // invocation is what a subcommand gets from main: its arguments, the standard
@@ -45,14 +42,33 @@ type invocation struct {
 	getenv func(string) string
 }
 
-var commands = map[string]command{}
+// commandList is every subcommand, in the order "polylane help" lists
+// them.
+var commandList = []command{
+	{name: "setup", summary: "register the GitHub App (manifest flow) and write its settings file", run: runSetup},
+	{name: "demo", summary: "diagnose the shipped example repository end to end against a simulated GitHub", run: runDemo},
+	{name: cmdServe, summary: "run the GitHub App server and its workers", run: runServe},
+	{name: "diagnose", summary: "diagnose a failing run from a scenario directory", run: runDiagnose},
+	{name: cmdMigrate, summary: "apply pending database migrations and exit", run: runMigrate},
+	{name: "capture", summary: "write a scenario directory from a repository's real CI history", run: runCapture},
+	{name: "analyze", summary: "say why one CI job log failed", run: runAnalyze},
+	{name: "simulate", summary: "serve scenario directories as a simulated GitHub (for local runs)", run: runSimulate},
+	{name: "healthcheck", summary: "exit 0 when the local serve answers /readyz (for container health checks)", run: runHealthcheck},
+	{name: "version", summary: "print the version and exit", run: runVersion},
+}
 
-// register adds a subcommand; each command's file calls it from init.
-func register(c command) {
-	if _, dup := commands[c.name]; dup {
-		panic("polylane: command registered twice: " + c.name)
+// commands indexes commandList by name.
+var commands = indexCommands(commandList)
+
+func indexCommands(list []command) map[string]command {
+	m := make(map[string]command, len(list))
+	for _, c := range list {
+		if _, dup := m[c.name]; dup {
+			panic("polylane: command listed twice: " + c.name)
+		}
+		m[c.name] = c
 	}
-	commands[c.name] = c
+	return m
 }
 
 func main() {
@@ -90,12 +106,7 @@ func runMain(ctx context.Context, args []string, stdin io.Reader, stdout, stderr
 
 func usage(w io.Writer) {
 	fmt.Fprint(w, "Polylane diagnoses failing GitHub Actions runs.\n\nUsage:\n  polylane <command> [flags]\n\nCommands:\n")
-	list := make([]command, 0, len(commands))
-	for _, c := range commands {
-		list = append(list, c)
-	}
-	sort.Slice(list, func(i, j int) bool { return list[i].order < list[j].order })
-	for _, c := range list {
+	for _, c := range commandList {
 		fmt.Fprintf(w, "  %-10s %s\n", c.name, c.summary)
 	}
 	fmt.Fprint(w, "\nRun \"polylane <command> --help\" for the flags of a command.\n")

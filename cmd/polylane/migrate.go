@@ -10,10 +10,6 @@ const migrateSummary = `Applies Polylane's pending schema migrations and River's
 the configured database (creating the SQLite file if needed), then exits.
 Safe to run again, and from several replicas at once on PostgreSQL.`
 
-func init() {
-	register(command{name: cmdMigrate, summary: "apply pending database migrations and exit", order: 20, run: runMigrate})
-}
-
 func runMigrate(ctx context.Context, inv *invocation) int {
 	cfg, err := loadConfig(cmdMigrate, migrateSummary, inv.args, inv.getenv, inv.stdout)
 	if errors.Is(err, errHelp) {

@@ -34,10 +34,6 @@ var queueSettings = []setting{
 		set:   setRescueAfter},
 }
 
-func init() {
-	settings = append(settings, queueSettings...)
-}
-
 func setJobTimeout(c *Config, v string) error {
 	d, err := time.ParseDuration(v)
 	if err != nil || d < time.Second || d > 24*time.Hour {

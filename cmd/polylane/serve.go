@@ -22,10 +22,6 @@ routes of the webhook and dashboard) and the queue's workers, on SQLite or
 PostgreSQL. Pending migrations are applied first unless --no-migrate.
 SIGTERM or SIGINT stops it gracefully within --shutdown-timeout.`
 
-func init() {
-	register(command{name: cmdServe, summary: "run the GitHub App server and its workers", order: 10, run: runServe})
-}
-
 // serveEnv is what a serve wiring hook gets: the pieces to mount routes on
 // and register workers with, before the queue starts and the server serves.
 type serveEnv struct {
@@ -38,7 +34,7 @@ type serveEnv struct {
 
 // serveHooks wire features (webhook, workers, dashboard) into serve; a
 // feature's file in this package appends to it from init.
-var serveHooks []func(ctx context.Context, env *serveEnv) error
+var serveHooks = []func(ctx context.Context, env *serveEnv) error{mountDashboard, wireGitHubApp}
 
 // probeArgs is a job that does nothing: serve always registers its worker so
 // the queue starts before any feature registers one, and it can be enqueued

@@ -17,10 +17,6 @@ import (
 // WebhookPath is where GitHub delivers the app's webhooks.
 const WebhookPath = "/webhooks/github"
 
-func init() {
-	serveHooks = append(serveHooks, wireGitHubApp)
-}
-
 // wireGitHubApp adds the GitHub App loop to serve: the GitHub client from
 // the app's credentials, the webhook route, and the diagnose, publish and
 // fix-PR workers on the queue. Without app credentials the webhook still

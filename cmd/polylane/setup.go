@@ -26,10 +26,6 @@ back with a code, which setup exchanges for the app's id, private key, webhook
 secret and OAuth credentials; they are written to --out with mode 0600 and
 never printed. Then install the app and run: polylane serve --config FILE.`
 
-func init() {
-	register(command{name: "setup", summary: "register the GitHub App (manifest flow) and write its settings file", order: 5, run: runSetup})
-}
-
 // setupFlags are setup's options (not settings of the running server).
 type setupFlags struct {
 	githubURL, apiURL, org, name  string

@@ -13,10 +13,6 @@ import (
 	"github.com/polylane/polylane/server/githubtest"
 )
 
-func init() {
-	register(command{name: "simulate", summary: "serve scenario directories as a simulated GitHub (for local runs)", order: 70, run: runSimulate})
-}
-
 const simulateUsage = `Usage: polylane simulate --scenario DIR [--scenario DIR]... [flags]
 
 Serves scenario directories (polylane.scenario/v1) as a GitHub simulator on

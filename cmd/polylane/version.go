@@ -13,10 +13,6 @@ var (
 	commit  = "unknown"
 )
 
-func init() {
-	register(command{name: "version", summary: "print the version and exit", order: 90, run: runVersion})
-}
-
 func runVersion(_ context.Context, inv *invocation) int {
 	fs := flag.NewFlagSet("polylane version", flag.ContinueOnError)
 	fs.SetOutput(inv.stderr)
