@@ -68,7 +68,7 @@ bench-accuracy: ## cause-line, signature and grouping accuracy against ../shared
 
 bench: ## all benchmarks as ONE markdown table in bin/bench-report.md (raw output: bin/bench-report.md.log)
 	@mkdir -p $(BIN)
-	POLYLANE_BENCH_REPORT=$(BIN)/bench-report.md $(GO) test ./server/benchreport -run TestReport -count=1 -timeout 90m
+	POLYLANE_BENCH_REPORT=$(BIN)/bench-report.md $(GO) test ./cmd/benchreport -run TestReport -count=1 -timeout 90m
 	@cat $(BIN)/bench-report.md
 
 # Reliability: RELIABILITY_RUNS passes of the fault sweep (cases in the

@@ -24,7 +24,7 @@ import (
 	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/githubtest"
-	"github.com/polylane/polylane/server/loadgen"
+	"github.com/polylane/polylane/cmd/loadgen"
 	"github.com/polylane/polylane/server/webhook"
 )
 
@@ -125,7 +125,7 @@ func ingestDeliveries(b *testing.B, url string, template map[string]any, secret 
 	return out
 }
 
-// newDeliverer returns the load generator (server/loadgen) with at most
+// newDeliverer returns the load generator (cmd/loadgen) with at most
 // conns connections, closed with b.
 func newDeliverer(b *testing.B, url string, conns int) *loadgen.Sender {
 	send, err := loadgen.NewSender(url, conns)

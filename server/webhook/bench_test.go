@@ -19,7 +19,7 @@ import (
 
 	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/githubtest"
-	"github.com/polylane/polylane/server/loadgen"
+	"github.com/polylane/polylane/cmd/loadgen"
 	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/storetest"
@@ -49,7 +49,7 @@ func loadShape() (senders, deliveries int) {
 //	go test ./server/webhook -run '^$' -bench WebhookLoad -benchtime=1x
 //
 // A first burst, not measured, opens the connections. The load generator
-// is server/loadgen (prepared requests on keep-alive connections, in this
+// is cmd/loadgen (prepared requests on keep-alive connections, in this
 // process; POLYLANE_BENCH_CLIENT=net/http sends with net/http's client).
 // POLYLANE_BENCH_PAYLOAD=small sends the simulator's small testdata payload
 // instead of the karmada-rollout one.
@@ -160,7 +160,7 @@ func loadBodies(b *testing.B) map[string]any {
 	return payload
 }
 
-// newSender returns the load generator (server/loadgen), closed with b.
+// newSender returns the load generator (cmd/loadgen), closed with b.
 func newSender(b *testing.B, url string, conns int) *loadgen.Sender {
 	send, err := loadgen.NewSender(url, conns)
 	if err != nil {
