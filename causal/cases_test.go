@@ -33,7 +33,10 @@ type caseSpec struct {
 	FirstBadSHA string `json:"first_bad_sha"`
 	// JobMinutes is how long the job ran (0: unknown).
 	JobMinutes int `json:"job_minutes"`
-	Want       struct {
+	// Source is informational: the public thread or page that shows the
+	// case's error wording in a real job. No test reads it.
+	Source string `json:"source"`
+	Want   struct {
 		Mechanism string `json:"mechanism"`
 		Rule      string `json:"rule"`
 		// Family is the catalogued error family the cause line must be

@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"sort"
 	"strings"
+
+	"github.com/polylane/polylane/causal/catalogue"
 )
 
 // RuleInfo is what TestEveryMechanism checks of a declared rule.
@@ -24,6 +26,16 @@ func Rules() []RuleInfo {
 	var out []RuleInfo
 	for _, r := range rules {
 		info := RuleInfo{ID: r.ID, Category: r.Category, HasFix: r.Fix != nil, Cause: r.Cause, Not: r.Not}
+		if r.fallback {
+			// A category's catalogue rule matches what its families match.
+			for _, f := range catalogue.Default.Families() {
+				if f.Rule == "" && f.Category == string(r.Category) {
+					for _, p := range f.Patterns {
+						info.Cause = append(info.Cause, regexp.MustCompile(p))
+					}
+				}
+			}
+		}
 		used := map[string]bool{}
 		for _, p := range placeholder.FindAllString(r.Summary, -1) {
 			name := strings.Trim(p, "{}")

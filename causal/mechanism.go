@@ -107,9 +107,6 @@ var rules = []*rule{
 	&ruleAptNetwork, &ruleFetchNetwork, &ruleLocalNetwork,
 	&ruleDenied,
 	&ruleResolution,
-	&ruleCataloguedTransientNetwork, &ruleCataloguedRateLimit, &ruleCataloguedResourceExhaustion,
-	&ruleCataloguedTimeout, &ruleCataloguedPortConflict, &ruleCataloguedOrdering, &ruleCataloguedDependency,
-	&ruleCataloguedCredentials, &ruleCataloguedTestFailure, &ruleCataloguedBuildFailure,
 	&ruleTests,
 	&ruleCompile,
 }

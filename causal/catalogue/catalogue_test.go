@@ -29,6 +29,9 @@ func TestCatalogue(t *testing.T) {
 		if f.Rule != "" && !rules[f.Rule] {
 			t.Errorf("%s (%s): feeds rule %q, which does not exist", f.ID, f.File, f.Rule)
 		}
+		if fallback := f.Category + "/catalogued"; f.Rule == "" && !rules[fallback] {
+			t.Errorf("%s (%s): names no rule, and its category has no catalogue rule (%s in causal/mech_catalogued.go) to recognise it", f.ID, f.File, fallback)
+		}
 		if f.Rule != "" && !strings.HasPrefix(f.Rule, f.Category+"/") {
 			t.Errorf("%s (%s): rule %s is not of its category %s", f.ID, f.File, f.Rule, f.Category)
 		}
