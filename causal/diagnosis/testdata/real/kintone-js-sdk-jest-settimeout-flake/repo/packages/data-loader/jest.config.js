@@ -1,0 +1,4 @@
+module.exports = {
+  rootDir: "src",
+  clearMocks: true,
+};
