@@ -91,7 +91,7 @@ func Explain(in Input) (*Explanation, error) {
 	if in.Repo == nil {
 		return nil, fmt.Errorf("explain %s: no repository tree", in.Repository)
 	}
-	x := &explainer{facts: facts{in: in, repo: harness.NewRepo(in.Repo), ev: newEvidenceSet(in.RunID, in.Job.ID), ids: map[string][]string{}}}
+	x := &explainer{facts: facts{in: in, repo: harness.NewRepo(in.Repo).Named(in.Repository), ev: newEvidenceSet(in.RunID, in.Job.ID), ids: map[string][]string{}}}
 	x.locate()
 	if err := x.readLog(); err != nil {
 		x.notes = append(x.notes, err.Error())
@@ -125,7 +125,7 @@ func (x *explainer) locate() {
 		return
 	}
 	x.job, x.step = job, step
-	x.tree = x.repo.ResolveStep(wf, job, step)
+	x.tree = x.repo.ResolveStep(owner, job, step)
 	x.tr = newTracer(x.tree)
 }
 

@@ -23,6 +23,8 @@ type Repo struct {
 	// read is the bytes read so far against MaxRepoBytes.
 	skipped map[string]string
 	read    int
+	// name is the repository's full name, when known.
+	name string
 }
 
 // NewRepo returns a Repo over fsys, the repository tree at the run's commit.
@@ -36,6 +38,14 @@ func NewRepo(fsys fs.FS) *Repo {
 		packages:  map[string]*PackageJSON{},
 		errs:      map[string]error{},
 	}
+}
+
+// Named sets the repository's full name ("owner/name"), so that a job that
+// checks this repository out by name (actions/checkout's repository:) is
+// recognised; it returns r.
+func (r *Repo) Named(fullName string) *Repo {
+	r.name = fullName
+	return r
 }
 
 // FS returns the repository tree.

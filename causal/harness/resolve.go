@@ -22,6 +22,9 @@ type resolver struct {
 	active map[string]bool
 	// root is the Taskfile a task call started from.
 	root *Taskfile
+	// checkout is where the job checks the repository out, relative to the
+	// workspace ("" for the workspace itself).
+	checkout string
 }
 
 // ResolveStep builds the execution tree of a workflow step: its run: script
@@ -29,10 +32,10 @@ type resolver struct {
 func (r *Repo) ResolveStep(wf *Workflow, job *Job, step *Step) *Node {
 	root := &Node{Kind: NodeStep, File: wf.Path, Line: step.Line, EndLine: step.EndLine,
 		Symbol: step.DisplayName(), Step: step, Job: job}
-	root.Dir = firstNonEmpty(step.WorkingDirectory, job.DefaultWorkDir, wf.DefaultWorkDir)
 	root.Vars = map[string]string{}
+	rs := &resolver{repo: r, active: map[string]bool{}, checkout: checkoutPath(job, r.name)}
+	root.Dir = rs.inRepo(firstNonEmpty(step.WorkingDirectory, job.DefaultWorkDir, wf.DefaultWorkDir, "."))
 	if step.Run == "" {
-		rs := &resolver{repo: r, active: map[string]bool{}}
 		rs.compositeSteps(root, step.Uses, 0)
 		return root
 	}
@@ -40,7 +43,6 @@ func (r *Repo) ResolveStep(wf *Workflow, job *Job, step *Step) *Node {
 		root.Note = "the step runs " + sh + ", which the model does not parse"
 		return root
 	}
-	rs := &resolver{repo: r, active: map[string]bool{}}
 	sh := rs.parse(wf.Path, step.RunLine, step.Run, false)
 	root.Script = sh
 	if sh.Err != nil {
@@ -79,13 +81,19 @@ func (rs *resolver) parse(file string, line int, src string, recipe bool) *Scrip
 func (rs *resolver) full() bool { return rs.nodes >= maxResolveNodes }
 
 // commands adds the command nodes of a shell and follows the calls they make.
+// The working directory follows the script's own cd, pushd and popd.
 func (rs *resolver) commands(parent *Node, sh *Script, cmds []*Command, dir string, depth int) {
+	wd := &workdir{dir: dir}
 	for _, c := range cmds {
 		if rs.full() {
 			return
 		}
+		dir := wd.dir
 		n := rs.add(parent, &Node{Kind: NodeCommand, File: sh.File, Line: c.Line, EndLine: c.EndLine,
 			Symbol: parent.Symbol, Text: c.Text, Cmd: c, Script: sh, Dir: dir})
+		if wd.change(rs, n) {
+			continue
+		}
 		if fn, ok := sh.Funcs[c.Name()]; ok {
 			if fn.Retry && len(c.Args) > 1 {
 				n.Wrapper = fn
@@ -96,6 +104,101 @@ func (rs *resolver) commands(parent *Node, sh *Script, cmds []*Command, dir stri
 		}
 		rs.follow(n, dir, depth+1)
 	}
+}
+
+// workdir is a script's working directory as its cd, pushd and popd move
+// it, relative to the repository root; unknown after a cd it cannot read.
+type workdir struct {
+	dir   string
+	stack []string
+}
+
+// change applies a cd, pushd or popd command to the working directory and
+// reports whether the command was one. Only commands that run in the
+// script's own shell move it (not inside a pipeline, a substitution or a
+// condition's fallback).
+func (w *workdir) change(rs *resolver, n *Node) bool {
+	c := n.Cmd
+	name := c.Name()
+	if name != "cd" && name != "pushd" && name != "popd" {
+		return false
+	}
+	if c.PipeLen > 1 || c.Substituted || c.Background {
+		return true
+	}
+	switch name {
+	case "popd":
+		if k := len(w.stack); k > 0 {
+			w.dir, w.stack = w.stack[k-1], w.stack[:k-1]
+		}
+		return true
+	case "pushd":
+		w.stack = append(w.stack, w.dir)
+	}
+	args := skipFlags(c.Args[1:])
+	if len(args) == 0 {
+		return true
+	}
+	if d, ok := rs.cdTarget(n, w.dir, args[0]); ok {
+		w.dir = d
+	}
+	return true
+}
+
+// scriptDirRef matches the usual ways a script names its own directory.
+var scriptDirRef = regexp.MustCompile(`^"?\$\(\s*dirname\s+"?\$(?:0|\{?BASH_SOURCE(?:\[0\])?\}?)"?\s*\)"?|^"?\$\{BASH_SOURCE(?:\[0\])?%/\*\}"?`)
+
+// cdTarget returns the repository directory that a cd argument names from
+// dir, and false when it cannot tell (a variable, an absolute path).
+func (rs *resolver) cdTarget(n *Node, dir, arg string) (string, bool) {
+	if m := scriptDirRef.FindString(arg); m != "" {
+		own := dir
+		if s := n.Nearest(NodeScript); s != nil {
+			own = path.Dir(s.File)
+		}
+		arg = own + "/" + strings.Trim(strings.TrimPrefix(arg, m), `"/`)
+		dir = ""
+	}
+	arg = strings.Trim(n.ExpandVars(arg), `"'`)
+	if arg == "" || arg == "-" || strings.ContainsAny(arg, "$`{}*?~") || path.IsAbs(arg) {
+		return dir, false
+	}
+	return rs.inRepo(path.Join(dir, arg)), true
+}
+
+// inRepo maps a directory relative to the workspace to one relative to the
+// repository: a job that checks the repository out under a path (actions/
+// checkout's path:) has it there.
+func (rs *resolver) inRepo(dir string) string {
+	dir = path.Clean(dir)
+	if p := rs.checkout; p != "" {
+		if dir == p {
+			return "."
+		}
+		if strings.HasPrefix(dir, p+"/") {
+			return strings.TrimPrefix(dir, p+"/")
+		}
+	}
+	return dir
+}
+
+// checkoutPath returns where a job checks this repository (full name
+// repo, when known) out, relative to the workspace ("" for the workspace
+// itself).
+func checkoutPath(job *Job, repo string) string {
+	for _, s := range job.Steps {
+		if !strings.HasPrefix(s.Uses, "actions/checkout@") {
+			continue
+		}
+		if r := s.With["repository"].Text; r != "" && !strings.Contains(r, "github.repository") && !strings.EqualFold(r, repo) {
+			continue // another repository
+		}
+		if p := strings.Trim(path.Clean(s.With["path"].Text), "/"); p != "" && p != "." && !strings.ContainsAny(p, "${") {
+			return p
+		}
+		return ""
+	}
+	return ""
 }
 
 func (rs *resolver) function(parent *Node, sh *Script, fn *Func, dir string, depth int) {

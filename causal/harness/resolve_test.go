@@ -217,3 +217,60 @@ func TestLocateStepReusable(t *testing.T) {
 		t.Errorf("located %s %s line %d", owner.Path, job.ID, step.RunLine)
 	}
 }
+
+// TestResolveFollowsWorkingDirectory: a step's cd, pushd and popd move the
+// directory later commands resolve from, a script's cd "$(dirname "$0")"
+// moves to the script's own directory, and a job that checks the repository
+// out under a path (by its own name or github.repository) has it there.
+func TestResolveFollowsWorkingDirectory(t *testing.T) {
+	files := map[string]string{
+		".github/workflows/ci.yml": `on: push
+jobs:
+  it:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+        with:
+          repository: other/tool
+          path: tool
+      - uses: actions/checkout@v4
+        with:
+          repository: acme/widget
+          path: src
+      - name: Test
+        run: |
+          pushd src/ci
+          ./run.sh
+          popd
+          cd src && make lint
+          cd "$UNKNOWN" && ./nothing.sh
+`,
+		"ci/run.sh":     "#!/bin/sh\ncd \"$(dirname \"$0\")/..\"\n./hack/fetch.sh\n",
+		"hack/fetch.sh": "#!/bin/sh\ncurl -fsSL https://example.org/x\n",
+		"Makefile":      "lint:\n\tgolangci-lint run\n",
+	}
+	r := NewRepo(mapFS(files)).Named("acme/widget")
+	got := outline(resolve(t, r, ".github/workflows/ci.yml", "Test"))
+	want := []string{
+		"step .github/workflows/ci.yml:14 Test",
+		" command .github/workflows/ci.yml:16 pushd",
+		" command .github/workflows/ci.yml:17 run.sh",
+		"  script ci/run.sh:1 ci/run.sh",
+		"   command ci/run.sh:2 dirname",
+		"   command ci/run.sh:2 cd",
+		"   command ci/run.sh:3 fetch.sh",
+		"    script hack/fetch.sh:1 hack/fetch.sh",
+		"     command hack/fetch.sh:2 curl",
+		" command .github/workflows/ci.yml:18 popd",
+		" command .github/workflows/ci.yml:19 cd",
+		" command .github/workflows/ci.yml:19 make",
+		"  target Makefile:1 lint",
+		"   recipe Makefile:2 lint",
+		"    command Makefile:2 golangci-lint",
+		" command .github/workflows/ci.yml:20 cd",
+		" command .github/workflows/ci.yml:20 nothing.sh",
+	}
+	if strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("tree:\n%s\nwant:\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+}
