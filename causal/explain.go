@@ -102,6 +102,7 @@ func Explain(in Input) (*Explanation, error) {
 	x.resolveProducer()
 	x.buildChain()
 	x.propose()
+	x.notOurs()
 	return x.result(), nil
 }
 
@@ -273,6 +274,15 @@ func (x *explainer) causeContext() string {
 }
 
 // regression reports whether the verdict makes this a product regression.
+// notOurs clears the producer of a test or build failure that gets no
+// harness patch: its fix belongs to the code or the test, not to the
+// harness, so the chain names no harness line as its producer.
+func (x *explainer) notOurs() {
+	if cat := x.chain.Mechanism.Category; x.patch == nil && (cat == TestFailure || cat == BuildFailure) {
+		x.chain.Producer = Producer{}
+	}
+}
+
 func (x *explainer) regression() bool {
 	return x.in.Verdict.Kind == history.Regression
 }
