@@ -92,9 +92,12 @@ func (r *renderer) site(s causal.Site) string {
 // producer renders the producer, with the candidates when it is ambiguous.
 func (r *renderer) producer(b *strings.Builder, p causal.Producer) {
 	if p.File == "" {
-		if r.regression() {
+		switch cat := r.d.Chain.Mechanism.Category; {
+		case r.regression():
 			b.WriteString("- **Producer:** none in the harness; the failure comes from the change at " + r.commitRef(r.d.Verdict.FirstBadSHA) + "\n")
-		} else {
+		case cat == causal.TestFailure || cat == causal.BuildFailure:
+			b.WriteString("- **Producer:** none in the harness; the fix belongs in the code or the test that failed\n")
+		default:
 			b.WriteString("- **Producer:** not found in the harness\n")
 		}
 		return
