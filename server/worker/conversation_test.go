@@ -136,9 +136,7 @@ func TestCommands(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			r := newRig(t, b, conversationScenario)
 			ctx := testCtx(t)
-			run, number := r.prFailure(t)
-			r.diagnoseAndPublish(t, run.ID)
-			_, doc := r.storedDiagnosis(t, run.ID, run.RunAttempt)
+			number, doc := r.diagnosedPR(t)
 			if err := r.sim.SetPermission(r.repo, "writer", "write"); err != nil {
 				t.Fatal(err)
 			}
@@ -287,18 +285,16 @@ func TestCommandWithoutDiagnosis(t *testing.T) {
 		t.Fatal(err)
 	}
 	replies := r.replies(number)
-	if len(replies) != 3 {
-		t.Fatalf("%d replies, want 3", len(replies))
+	if len(replies) != 1 {
+		t.Fatalf("%d replies, want 1 for the comment's 3 commands", len(replies))
 	}
-	for _, c := range replies {
-		if !strings.Contains(c.Body, "There is no Polylane diagnosis for this pull request yet") {
-			t.Errorf("reply:\n%s", c.Body)
-		}
+	if n := strings.Count(replies[0].Body, "There is no Polylane diagnosis for this pull request yet"); n != 3 {
+		t.Errorf("the reply answers %d commands, want 3:\n%s", n, replies[0].Body)
 	}
 	self := a
 	self.Author = r.sim.AppSlug() + "[bot]"
 	self.CommentID = replies[0].ID
-	if err := r.w.mention(ctx, self); err != nil || len(r.replies(number)) != 3 {
+	if err := r.w.mention(ctx, self); err != nil || len(r.replies(number)) != 1 {
 		t.Fatalf("Polylane answered itself: %v", err)
 	}
 }
