@@ -22,11 +22,18 @@ func OnDefaultBranch(r Run, base Repository, defaultBranch string) bool {
 	if defaultBranch == "" || r.HeadBranch != defaultBranch || !defaultBranchEvents[r.Event] {
 		return false
 	}
+	return !HeadFromFork(r, base)
+}
+
+// HeadFromFork reports whether r names a head repository other than base:
+// the run of a fork's pull request. A run that names none is not judged
+// one here.
+func HeadFromFork(r Run, base Repository) bool {
 	if r.HeadRepository == nil {
-		return true
+		return false
 	}
 	same, known := sameRepository(*r.HeadRepository, base)
-	return same || !known
+	return known && !same
 }
 
 // SameHeadRepository reports whether two runs come from the same head

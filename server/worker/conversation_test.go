@@ -98,6 +98,17 @@ func (r *rig) replies(number int) []githubtest.IssueComment {
 // commit writes files onto a branch as a new commit and returns it.
 func (r *rig) commit(t *testing.T, branch string, files map[string]string) string {
 	t.Helper()
+	repo, sha := r.commitOn(t, branch, files)
+	if err := repo.MoveBranch(testCtx(t), branch, sha, false); err != nil {
+		t.Fatal(err)
+	}
+	return sha
+}
+
+// commitOn makes a commit on top of a branch's head with files written,
+// without moving the branch, and returns it.
+func (r *rig) commitOn(t *testing.T, branch string, files map[string]string) (*ghclient.Repo, string) {
+	t.Helper()
 	ctx := testCtx(t)
 	repo, err := r.gh.Repo(r.sc.InstallationID, r.repo)
 	if err != nil {
@@ -123,10 +134,7 @@ func (r *rig) commit(t *testing.T, branch string, files map[string]string) strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := repo.MoveBranch(ctx, branch, sha, false); err != nil {
-		t.Fatal(err)
-	}
-	return sha
+	return repo, sha
 }
 
 // TestCommands answers every command on a pull request with a diagnosis,

@@ -3,7 +3,9 @@ package worker
 import (
 	"os"
 	"path/filepath"
+	"sort"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -117,31 +119,18 @@ func copyJobsAs(t *testing.T, src, dst string, from, to, firstJob int64) {
 	writeJSON(t, filepath.Join(dst, "jobs", jsonName(to)), map[string]any{"total_count": len(jobs.Jobs), "jobs": jobs.Jobs})
 }
 
-// lastRunOf returns the newest run of the scenario at src with the event
-// and conclusion on the default branch.
-func lastRunOf(t *testing.T, src, event, conclusion string) int64 {
+// lastGreenPush returns the newest green push run of the default branch
+// of the scenario at src.
+func lastGreenPush(t *testing.T, src string) int64 {
 	t.Helper()
-	var runs struct {
-		Runs []struct {
-			ID         int64  `json:"id"`
-			Event      string `json:"event"`
-			Branch     string `json:"head_branch"`
-			Conclusion string `json:"conclusion"`
-			CreatedAt  string `json:"created_at"`
-		} `json:"workflow_runs"`
-	}
-	readJSON(t, filepath.Join(src, "runs.json"), &runs)
-	var id int64
-	newest := ""
-	for _, r := range runs.Runs {
-		if r.Event == event && r.Conclusion == conclusion && r.Branch == "main" && r.CreatedAt > newest {
-			id, newest = r.ID, r.CreatedAt
+	runs := newestRuns(t, src, 1000)
+	for i := len(runs) - 1; i >= 0; i-- {
+		if runs[i].conclusion == "success" {
+			return runs[i].id
 		}
 	}
-	if id == 0 {
-		t.Fatalf("no %s %s run on main in %s", conclusion, event, src)
-	}
-	return id
+	t.Fatalf("no green push run on main in %s", src)
+	return 0
 }
 
 // TestForkRunsFromMainAreNotDefaultBranchRuns: green runs of a fork's pull
@@ -150,7 +139,7 @@ func lastRunOf(t *testing.T, src, event, conclusion string) int64 {
 // not make Polylane close its fix pull request as "fixed another way";
 // green pushes to main still do.
 func TestForkRunsFromMainAreNotDefaultBranchRuns(t *testing.T) {
-	green := lastRunOf(t, conversationScenario, "push", "success")
+	green := lastGreenPush(t, conversationScenario)
 	var added []addedRun
 	for range 30 {
 		added = append(added, addedRun{from: green, event: "pull_request", conclusion: "success", fork: true})
@@ -246,4 +235,119 @@ func (r *rig) fixTrigger(t *testing.T) (webhook.DiagnoseArgs, *diagnosis.Diagnos
 		t.Fatal(err)
 	}
 	return a, doc
+}
+
+// forkPRNumber is the pull request the fork's runs belong to.
+const forkPRNumber = 4242
+
+// forkHeadSHA is the head commit of the fork's pull request.
+const forkHeadSHA = "f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0f0"
+
+// TestForkFixBuiltFromDefaultBranch: "@polylane fix" on a fork's pull
+// request, whose Taskfile differs from the base repository's, opens a fix
+// pull request whose commit is the patch Polylane builds from the default
+// branch's files, on the default branch's head; the fork's Taskfile never
+// reaches the base repository, and the reply says so.
+func TestForkFixBuiltFromDefaultBranch(t *testing.T) {
+	var added []addedRun
+	for _, id := range newestRuns(t, conversationScenario, 24) {
+		added = append(added, addedRun{from: id.id, event: "pull_request", conclusion: id.conclusion, fork: true,
+			headSHA: forkHeadSHA, prNumber: forkPRNumber, copyJobs: id.conclusion != "success"})
+	}
+	dir, ids := scenarioWith(t, conversationScenario, added)
+	trigger := ids[len(ids)-1]
+	for _, b := range storetest.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			r := newRig(t, b, dir)
+			ctx := testCtx(t)
+			main := r.sc.Repository.DefaultBranch
+			base, err := r.sim.FileAt(r.repo, main, "Taskfile.yml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			const forkLine = "gotestsum --format pkgname-and-test-fails --junitfile junit.xml -- -race -count=1 ./internal/... ./fork-only/..."
+			forked := strings.Replace(string(base), "gotestsum --format pkgname-and-test-fails --junitfile junit.xml -- -race -count=1 ./...", forkLine, 1)
+			if forked == string(base) {
+				t.Fatal("the scenario's Taskfile changed; the fork's edit does not apply")
+			}
+			r.forkHead(t, map[string]string{"Taskfile.yml": forked})
+			r.diagnoseAndPublish(t, trigger)
+			_, forkDoc := r.storedDiagnosis(t, trigger, 1)
+			if forkDoc.Patch == nil || !strings.Contains(forkDoc.Patch.Diff, "fork-only") {
+				t.Fatalf("the fork's diagnosis does not patch the fork's Taskfile: %+v", forkDoc.Patch)
+			}
+			if err := r.sim.SetPermission(r.repo, "maintainer", "write"); err != nil {
+				t.Fatal(err)
+			}
+			mainHead := r.sim.Refs(r.repo)["refs/heads/"+main]
+			if err := r.w.mention(ctx, r.say(t, forkPRNumber, "maintainer", "@polylane fix")); err != nil {
+				t.Fatal(err)
+			}
+			reply := r.replies(forkPRNumber)[0].Body
+			for _, want := range []string{"Opened the fix pull request #", "fork", "default branch's files"} {
+				if !strings.Contains(reply, want) {
+					t.Errorf("the reply lacks %q:\n%s", want, reply)
+				}
+			}
+			pulls := r.botPulls()
+			if len(pulls) != 1 {
+				t.Fatalf("%d fix pull requests, want 1", len(pulls))
+			}
+			fixed, err := r.sim.FileAt(r.repo, pulls[0].Head, "Taskfile.yml")
+			if err != nil {
+				t.Fatal(err)
+			}
+			if strings.Contains(string(fixed), "fork-only") || !strings.Contains(string(fixed), `--rerun-fails=2 --packages="./..."`) {
+				t.Fatalf("the fix branch's Taskfile is not the default branch's, patched:\n%s", fixed)
+			}
+			gh, err := r.gh.Repo(r.sc.InstallationID, r.repo)
+			if err != nil {
+				t.Fatal(err)
+			}
+			head, err := gh.GetCommit(ctx, r.sim.Refs(r.repo)["refs/heads/"+pulls[0].Head])
+			if err != nil || len(head.Parents) != 1 || head.Parents[0] != mainHead {
+				t.Fatalf("the fix commit's parents are %v (%v), want the default branch's head %s", head.Parents, err, mainHead)
+			}
+		})
+	}
+}
+
+// forkHead makes forkHeadSHA a commit whose tree is the default branch's
+// with files replaced, as a fork's pull request head would be.
+func (r *rig) forkHead(t *testing.T, files map[string]string) {
+	t.Helper()
+	_, sha := r.commitOn(t, r.sc.Repository.DefaultBranch, files)
+	if err := r.sim.AddCommitAlias(r.repo, forkHeadSHA, sha); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// runRef is a run's id and conclusion.
+type runRef struct {
+	id         int64
+	conclusion string
+}
+
+// newestRuns lists the newest n push runs of the default branch of the
+// scenario at src, oldest first.
+func newestRuns(t *testing.T, src string, n int) []runRef {
+	t.Helper()
+	var runs struct {
+		Runs []struct {
+			ID         int64  `json:"id"`
+			Event      string `json:"event"`
+			Branch     string `json:"head_branch"`
+			Conclusion string `json:"conclusion"`
+			CreatedAt  string `json:"created_at"`
+		} `json:"workflow_runs"`
+	}
+	readJSON(t, filepath.Join(src, "runs.json"), &runs)
+	sort.Slice(runs.Runs, func(i, j int) bool { return runs.Runs[i].CreatedAt < runs.Runs[j].CreatedAt })
+	var out []runRef
+	for _, r := range runs.Runs {
+		if r.Event == "push" && r.Branch == "main" {
+			out = append(out, runRef{r.ID, r.Conclusion})
+		}
+	}
+	return out[max(len(out)-n, 0):]
 }
