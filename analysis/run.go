@@ -25,6 +25,15 @@ type Run struct {
 	HeadCommit   *HeadCommit   `json:"head_commit,omitempty"`
 	PullRequests []PullRequest `json:"pull_requests,omitempty"`
 	Actor        *Account      `json:"actor,omitempty"`
+	// HeadRepository is the repository the head commit came from: a fork
+	// for a fork's pull request. Nil when the listing did not say.
+	HeadRepository *Repository `json:"head_repository,omitempty"`
+}
+
+// Repository identifies a repository by GitHub id and owner/name.
+type Repository struct {
+	ID       int64  `json:"id"`
+	FullName string `json:"full_name,omitempty"`
 }
 
 // HeadCommit is the commit a run was started for.

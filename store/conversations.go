@@ -18,6 +18,11 @@ type Conversations interface {
 	// PutMention stores the record of one command, replacing the earlier
 	// record of the same (repository, comment, command).
 	PutMention(ctx context.Context, m Mention) error
+	// CountUnprivilegedReplies counts the replies (distinct reply ids) that
+	// Polylane posted since a time to commands an author without write
+	// access gave in a repository: the records with Unprivileged set and a
+	// reply, last updated at or after since.
+	CountUnprivilegedReplies(ctx context.Context, repositoryID int64, author string, since time.Time) (int, error)
 }
 
 // Mention states: what Polylane has done about a command.
@@ -40,6 +45,9 @@ type Mention struct {
 	State        string // MentionActing or MentionDone
 	ReplyID      int64  // GitHub's id of Polylane's reply; 0 before it is posted
 	Outcome      string // a short account of what was done, for people reading the store
+	// Unprivileged is set when the author had no write access when the
+	// command was answered: such replies count toward the reply limit.
+	Unprivileged bool
 	CreatedAt    time.Time
 	UpdatedAt    time.Time
 }

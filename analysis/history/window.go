@@ -16,7 +16,9 @@ const DefaultWindow = 100
 // oldest first. A run listed with several attempts counts once, by its latest
 // attempt. Runs of the other event group are ignored: pull-request events
 // (pull_request, pull_request_target, ...) never share a window with push,
-// dispatch or schedule runs, even on a branch of the same name. Skipped runs
+// dispatch or schedule runs, even on a branch of the same name, and runs
+// whose head repositories differ (a fork's "main" and the base's) never
+// share one either. Skipped runs
 // did not execute and are left out. The trigger itself is always included.
 // n <= 0 means DefaultWindow.
 func SelectWindow(runs []analysis.Run, trigger analysis.Run, n int) []analysis.Run {
@@ -67,7 +69,8 @@ func inWindow(r, trigger analysis.Run) bool {
 	if !r.Completed() || r.Conclusion == "skipped" || r.Conclusion == "" {
 		return false
 	}
-	if r.HeadBranch != trigger.HeadBranch || pullRequestEvent(r.Event) != pullRequestEvent(trigger.Event) {
+	if r.HeadBranch != trigger.HeadBranch || pullRequestEvent(r.Event) != pullRequestEvent(trigger.Event) ||
+		!analysis.SameHeadRepository(r, trigger) {
 		return false
 	}
 	if !sameWorkflow(r, trigger) {

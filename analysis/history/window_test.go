@@ -78,3 +78,30 @@ func TestSelectWindowTiesByID(t *testing.T) {
 		t.Errorf("window = %v, want [1 2]", got)
 	}
 }
+
+// TestSelectWindowKeepsForksOut: runs whose head repository is a fork
+// never join the window of the base repository's branch of the same name,
+// whatever their event (a fork's workflow_run or pull request from "main").
+func TestSelectWindowKeepsForksOut(t *testing.T) {
+	base := &analysis.Repository{ID: 10, FullName: "acme/widgets"}
+	fork := &analysis.Repository{ID: 99, FullName: "mallory/widgets"}
+	from := func(r analysis.Run, repo *analysis.Repository) analysis.Run { r.HeadRepository = repo; return r }
+	runs := []analysis.Run{
+		from(run(5, 5, "main", "push", "failure"), base), // the trigger
+		from(run(4, 4, "main", "workflow_run", "success"), fork),
+		from(run(3, 3, "main", "push", "success"), fork),
+		from(run(2, 2, "main", "push", "success"), base),
+		run(1, 1, "main", "push", "success"), // no head repository: the base's
+	}
+	if got := ids(SelectWindow(runs, runs[0], 0)); !slices.Equal(got, []int64{1, 2, 5}) {
+		t.Fatalf("window = %v, want [1 2 5]", got)
+	}
+	forkPR := []analysis.Run{
+		from(run(8, 8, "main", "pull_request", "failure"), fork),
+		from(run(7, 7, "main", "pull_request", "success"), &analysis.Repository{ID: 77, FullName: "eve/widgets"}),
+		from(run(6, 6, "main", "pull_request", "success"), fork),
+	}
+	if got := ids(SelectWindow(forkPR, forkPR[0], 0)); !slices.Equal(got, []int64{6, 8}) {
+		t.Fatalf("fork window = %v, want [6 8]", got)
+	}
+}

@@ -76,7 +76,7 @@ func startDemo(ctx context.Context, f *demoFlags, run demoServerFunc, out io.Wri
 	env := &demoEnv{dir: dir, keep: f.keep, timeout: f.timeout, repo: s.Repository.FullName, serverDone: make(chan error, 1)}
 	env.trig, _ = s.Run(s.TriggerRunID)
 	for _, r := range s.Runs {
-		if r.HeadBranch == s.Repository.DefaultBranch {
+		if analysis.OnDefaultBranch(r, analysis.Repository{ID: s.Repository.ID, FullName: s.Repository.FullName}, s.Repository.DefaultBranch) {
 			env.mainRun++
 		}
 	}

@@ -11,7 +11,11 @@
 // pure validator (ValidateWording, ValidateAnswer): it may only mention
 // files, lines, numbers, runs, commits, URLs, endpoints and evidence ids
 // the diagnosis holds, must keep the facts the deterministic text states,
-// and may hold no markdown structure, HTML or @mentions. On rejection,
+// and may hold no markdown structure, HTML or @mentions. It may link only
+// to URLs Polylane built from the diagnosis's structured fields (the
+// repository's runs, failing job, commits and cited files on GitHub); a
+// URL that only a log line or a repository file holds may be named as
+// inert text, never linked, since a hostile job can print any URL. On rejection,
 // timeout, budget exhaustion or error the caller uses its deterministic
 // text (for answers, DeterministicAnswer); nothing else changes.
 //

@@ -21,6 +21,7 @@ type grounds struct {
 	hexes    []string        // hex tokens of at least 7 digits (commits, ids), lower-cased
 	evidence map[string]bool // evidence ids (E1, E2, …)
 	urls     []string        // URLs, lower-cased
+	links    map[string]bool // URLs Polylane built, which text may link to (links.go)
 }
 
 // newGrounds collects the grounds of a diagnosis. A nil diagnosis grounds
@@ -45,6 +46,7 @@ func newGrounds(d *diagnosis.Diagnosis) *grounds {
 	g.corpus = strings.ToLower(strings.Join(strs, "\n"))
 	g.addStructured(d)
 	g.addDerived(d)
+	g.addLinks(d)
 	return g
 }
 
@@ -262,6 +264,7 @@ func (g *grounds) hasHex(h string) bool {
 }
 
 // hasURL reports whether the URL is, or begins, a URL of the diagnosis.
+// Such a URL may be named as text; only canLink URLs may be linked.
 func (g *grounds) hasURL(u string) bool {
 	u = strings.TrimRight(strings.ToLower(trimURL(u)), "/")
 	if u == "" {

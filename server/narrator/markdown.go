@@ -26,7 +26,9 @@ var (
 // is escaped: markdown and HTML characters get a backslash, "@mentions",
 // "#references" and URLs are broken with an invisible word joiner, and
 // invisible or control characters are dropped. A markdown link is kept as
-// a link only when its https URL is in the diagnosis. The report package
+// a link only when its URL is one Polylane built for the diagnosis (a run,
+// the failing job, a commit or a cited file of the repository on GitHub),
+// never a URL that only log or file text holds. The report package
 // can insert the result as it is.
 func Markdown(d *diagnosis.Diagnosis, text string) string {
 	return markdown(newGrounds(d), text)
@@ -124,14 +126,14 @@ func codeSpan(s string) string {
 	return "`" + s + "`"
 }
 
-// links renders the grounded https links of s as links and escapes the
-// rest.
+// links renders the links of s to URLs Polylane built as links and
+// escapes the rest.
 func links(g *grounds, s string) string {
 	var b strings.Builder
 	last := 0
 	for _, m := range inlineLink.FindAllStringSubmatchIndex(s, -1) {
 		u := s[m[4]:m[5]]
-		if !strings.HasPrefix(strings.ToLower(u), "https://") || !g.hasURL(u) || strings.ContainsAny(u, "()<> \"'") {
+		if !strings.HasPrefix(strings.ToLower(u), "https://") || !g.canLink(u) || strings.ContainsAny(u, "()<> \"'") {
 			continue
 		}
 		b.WriteString(escapeText(s[last:m[0]]))

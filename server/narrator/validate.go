@@ -122,8 +122,8 @@ func (c *checker) checkStructure(s string, lists bool) {
 		}
 	}
 	for _, m := range inlineLink.FindAllStringSubmatch(s, -1) {
-		if !strings.HasPrefix(strings.ToLower(m[2]), "https://") || !c.g.hasURL(m[2]) {
-			c.fail("link to %s is not in the diagnosis", m[2])
+		if !strings.HasPrefix(strings.ToLower(m[2]), "https://") || !c.g.canLink(m[2]) {
+			c.fail("link to %s is not a URL Polylane built for the diagnosis", m[2])
 		}
 	}
 }
@@ -158,7 +158,7 @@ func blank(s string, re *regexp.Regexp, fn func(m []string)) string {
 func (c *checker) checkTokens(s string) {
 	g := c.g
 	s = blank(s, urlPattern, func(m []string) {
-		if !g.hasURL(m[0]) {
+		if !g.hasURL(m[0]) && !g.canLink(m[0]) {
 			c.fail("URL %s is not in the diagnosis", trimURL(m[0]))
 		}
 	})

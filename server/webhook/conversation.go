@@ -12,6 +12,7 @@ import (
 
 	"github.com/riverqueue/river"
 
+	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/store"
 )
 
@@ -233,11 +234,18 @@ func (h *Handler) pullRequest(ctx context.Context, d *Delivery) (Outcome, error)
 	return Outcome{Job: args, Reason: fmt.Sprintf("pull request #%d %s queued", number, d.Action)}, nil
 }
 
+// headRepository is the head_repository object of a workflow_run: a fork
+// for a fork's pull request.
+type headRepository = analysis.Repository
+
 // lifecycle queues the fix pull request check after a successful run on
-// the default branch of a repository that has an open fix pull request.
+// the default branch (analysis.OnDefaultBranch: never a pull request's
+// run, a fork's "main" included) of a repository that has an open fix
+// pull request.
 func (h *Handler) lifecycle(ctx context.Context, d *Delivery) (Outcome, error) {
 	run, repo := d.env.WorkflowRun, d.env.Repository
-	if repo.DefaultBranch == "" || run.HeadBranch != repo.DefaultBranch {
+	head := analysis.Run{Event: run.Event, HeadBranch: run.HeadBranch, HeadRepository: run.HeadRepository}
+	if !analysis.OnDefaultBranch(head, analysis.Repository{ID: repo.ID, FullName: repo.FullName}, repo.DefaultBranch) {
 		return ignore("conclusion success is not diagnosed"), nil
 	}
 	open, err := h.fixes.hasOpen(ctx, h.opts.Store, repo.ID)

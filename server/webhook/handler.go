@@ -336,6 +336,9 @@ type envelope struct {
 		Conclusion string `json:"conclusion"`
 		HeadBranch string `json:"head_branch"`
 		WorkflowID int64  `json:"workflow_id"`
+		Event      string `json:"event"`
+		// HeadRepository tells a fork's run from the base repository's.
+		HeadRepository *headRepository `json:"head_repository"`
 	} `json:"workflow_run"`
 }
 

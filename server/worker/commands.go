@@ -132,19 +132,33 @@ func (w *Worker) requestFix(ctx context.Context, c *conversation, _ string) (str
 	}
 	res, err := w.fixPull(ctx, FixArgs{DeliveryGUID: c.a.DeliveryGUID, InstallationID: c.a.InstallationID, RepositoryID: c.repo.ID,
 		ClassID: class, RunID: pub.rec.RunID, Attempt: pub.rec.Attempt, Requested: true})
-	switch {
-	case err != nil:
+	if err != nil {
 		return "", "", err
-	case res.withheld != "":
-		return pub.withheldReply(res.withheld), "withheld: " + res.withheld, nil
-	case res.notApplied != "":
-		return "The patch no longer applies to the default branch, so no fix pull request was opened: " + inert(res.notApplied) + "\n", "not applied", nil
-	case res.number == 0:
-		return "No fix pull request was opened.\n", "none", nil
-	case res.opened:
-		return fmt.Sprintf("Opened the fix pull request #%d for the failure class `%s`.\n", res.number, clipText(inertCode(class), 120)), "opened", nil
 	}
-	return fmt.Sprintf("The fix pull request #%d for the failure class `%s` is up to date with this diagnosis.\n", res.number, clipText(inertCode(class), 120)), "refreshed", nil
+	if res.withheld != "" {
+		return pub.withheldReply(res.withheld), "withheld: " + res.withheld, nil
+	}
+	text, outcome := fixReply(res, class)
+	if forkRun(pub.repo, pub.p.Run) {
+		text += "This pull request comes from a fork, so the fix was built from the default branch's files " +
+			"(`" + clipText(inertCode(pub.repo.DefaultBranch), 120) + "` at its head), never from the fork's.\n"
+	}
+	return text, outcome, nil
+}
+
+// fixReply says what a requested fix did.
+func fixReply(res fixResult, class string) (text, outcome string) {
+	switch {
+	case res.notApplied != "":
+		return "The patch no longer applies to the default branch, so no fix pull request was opened: " + inert(res.notApplied) + "\n", "not applied"
+	case res.noPatch:
+		return "On the default branch's files the diagnosis proposes no harness patch, so no fix pull request was opened.\n", "no patch"
+	case res.number == 0:
+		return "No fix pull request was opened.\n", "none"
+	case res.opened:
+		return fmt.Sprintf("Opened the fix pull request #%d for the failure class `%s`.\n", res.number, clipText(inertCode(class), 120)), "opened"
+	}
+	return fmt.Sprintf("The fix pull request #%d for the failure class `%s` is up to date with this diagnosis.\n", res.number, clipText(inertCode(class), 120)), "refreshed"
 }
 
 func (w *Worker) rerun(ctx context.Context, c *conversation, _ string) (string, string, error) {

@@ -98,6 +98,17 @@ func (r *rig) replies(number int) []githubtest.IssueComment {
 // commit writes files onto a branch as a new commit and returns it.
 func (r *rig) commit(t *testing.T, branch string, files map[string]string) string {
 	t.Helper()
+	repo, sha := r.commitOn(t, branch, files)
+	if err := repo.MoveBranch(testCtx(t), branch, sha, false); err != nil {
+		t.Fatal(err)
+	}
+	return sha
+}
+
+// commitOn makes a commit on top of a branch's head with files written,
+// without moving the branch, and returns it.
+func (r *rig) commitOn(t *testing.T, branch string, files map[string]string) (*ghclient.Repo, string) {
+	t.Helper()
 	ctx := testCtx(t)
 	repo, err := r.gh.Repo(r.sc.InstallationID, r.repo)
 	if err != nil {
@@ -123,10 +134,7 @@ func (r *rig) commit(t *testing.T, branch string, files map[string]string) strin
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := repo.MoveBranch(ctx, branch, sha, false); err != nil {
-		t.Fatal(err)
-	}
-	return sha
+	return repo, sha
 }
 
 // TestCommands answers every command on a pull request with a diagnosis,
@@ -136,9 +144,7 @@ func TestCommands(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			r := newRig(t, b, conversationScenario)
 			ctx := testCtx(t)
-			run, number := r.prFailure(t)
-			r.diagnoseAndPublish(t, run.ID)
-			_, doc := r.storedDiagnosis(t, run.ID, run.RunAttempt)
+			number, doc := r.diagnosedPR(t)
 			if err := r.sim.SetPermission(r.repo, "writer", "write"); err != nil {
 				t.Fatal(err)
 			}
@@ -287,18 +293,16 @@ func TestCommandWithoutDiagnosis(t *testing.T) {
 		t.Fatal(err)
 	}
 	replies := r.replies(number)
-	if len(replies) != 3 {
-		t.Fatalf("%d replies, want 3", len(replies))
+	if len(replies) != 1 {
+		t.Fatalf("%d replies, want 1 for the comment's 3 commands", len(replies))
 	}
-	for _, c := range replies {
-		if !strings.Contains(c.Body, "There is no Polylane diagnosis for this pull request yet") {
-			t.Errorf("reply:\n%s", c.Body)
-		}
+	if n := strings.Count(replies[0].Body, "There is no Polylane diagnosis for this pull request yet"); n != 3 {
+		t.Errorf("the reply answers %d commands, want 3:\n%s", n, replies[0].Body)
 	}
 	self := a
 	self.Author = r.sim.AppSlug() + "[bot]"
 	self.CommentID = replies[0].ID
-	if err := r.w.mention(ctx, self); err != nil || len(r.replies(number)) != 3 {
+	if err := r.w.mention(ctx, self); err != nil || len(r.replies(number)) != 1 {
 		t.Fatalf("Polylane answered itself: %v", err)
 	}
 }

@@ -61,7 +61,7 @@ func (w *Worker) diagnose(ctx context.Context, a webhook.DiagnoseArgs) error {
 	if set.Window > 0 {
 		window = set.Window
 	}
-	out, err := w.runPipeline(ctx, gh, a, p, window)
+	out, err := w.runPipeline(ctx, gh, a, p, window, p.Run.HeadSHA)
 	calls := counter.Calls()
 	w.opts.GitHubMetrics.ObserveDiagnosis(calls)
 	log.Info().Int64("github_api_calls", calls.API).Int64("github_token_calls", calls.Token).
@@ -79,8 +79,10 @@ func (w *Worker) diagnose(ctx context.Context, a webhook.DiagnoseArgs) error {
 	return w.st.SetDeliveryState(ctx, d.GUID, store.DeliveryDone, "")
 }
 
-// runPipeline gathers the inputs of the pure pipeline and runs it.
-func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a webhook.DiagnoseArgs, p *runPayload, window int) (*diagnosis.Outcome, error) {
+// runPipeline gathers the inputs of the pure pipeline and runs it; the
+// causal stage reads the repository's files at treeSHA (the run's head,
+// or for the fix of a fork's pull request the default branch's head).
+func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a webhook.DiagnoseArgs, p *runPayload, window int, treeSHA string) (*diagnosis.Outcome, error) {
 	trigger := p.Run
 	trigger.RunAttempt = a.Attempt
 	runs, err := w.runHistory(ctx, gh, a.RepositoryID, p.Workflow.ID, trigger, window)
@@ -98,7 +100,7 @@ func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a webhook.D
 	}
 	defer cleanup()
 	tracked := &trackedSource{src: src}
-	tree, err := w.commitTree(ctx, gh, a.RepositoryID, trigger.HeadSHA)
+	tree, err := w.commitTree(ctx, gh, a.RepositoryID, treeSHA)
 	if err != nil && !errors.Is(err, ghclient.ErrNotFound) {
 		return nil, err
 	}

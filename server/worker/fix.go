@@ -51,6 +51,9 @@ type fixResult struct {
 func (w *Worker) fixPull(ctx context.Context, a FixArgs) (fixResult, error) {
 	key := store.RunKey{RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
 	pub, err := w.load(ctx, a.DeliveryGUID, a.InstallationID, key)
+	if err == nil {
+		pub, err = w.fromDefaultBranch(ctx, pub, a) // a fork's files never make the fix
+	}
 	if err != nil {
 		return fixResult{}, err
 	}

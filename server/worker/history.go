@@ -93,11 +93,13 @@ func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, work
 }
 
 // windowMembers counts the runs that may fall in the trigger's window:
-// completed, of the same event group, not newer than the trigger.
+// completed, of the same event group and head repository, not newer than
+// the trigger.
 func windowMembers(runs []analysis.Run, trigger analysis.Run) int {
 	n := 0
 	for _, r := range runs {
-		if r.Completed() && pullRequestEvent(r.Event) == pullRequestEvent(trigger.Event) && !r.CreatedAt.After(trigger.CreatedAt) {
+		if r.Completed() && pullRequestEvent(r.Event) == pullRequestEvent(trigger.Event) && analysis.SameHeadRepository(r, trigger) &&
+			!r.CreatedAt.After(trigger.CreatedAt) {
 			n++
 		}
 	}

@@ -7,6 +7,7 @@ import (
 
 	"github.com/rs/zerolog"
 
+	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/report"
 	"github.com/polylane/polylane/server/webhook"
@@ -62,6 +63,10 @@ func (w *Worker) lifecycle(ctx context.Context, a webhook.LifecycleArgs) error {
 	repo, err := w.st.GetRepository(ctx, a.RepositoryID)
 	if err != nil {
 		return err
+	}
+	if !onDefaultBranch(repo, p.Run) {
+		zerolog.Ctx(ctx).Debug().Int64("run_id", a.RunID).Msg("run is not a default-branch run: fix pull requests not checked")
+		return nil
 	}
 	gh, err := w.gh.Repo(a.InstallationID, repo.FullName)
 	if err != nil {
@@ -154,8 +159,16 @@ func closingText(c store.FailureClass, branch string, clean int) string {
 		clipText(inertCode(c.ID), 120), clean, clipText(inertCode(branch), 120), c.LastSeen.UTC().Format("2006-01-02 15:04 MST"))
 }
 
+// onDefaultBranch reports whether run is a run of the repository's default
+// branch (analysis.OnDefaultBranch: never a pull request's run, a fork's
+// "main" included).
+func onDefaultBranch(repo store.Repository, run analysis.Run) bool {
+	return analysis.OnDefaultBranch(run, analysis.Repository{ID: repo.ID, FullName: repo.FullName}, repo.DefaultBranch)
+}
+
 // runsSince counts the completed runs of a workflow on the default branch
-// that started after since, stopping at limit.
+// that started after since, stopping at limit. Runs of pull requests on a
+// branch of the same name (a fork's "main") are not counted.
 func (w *Worker) runsSince(ctx context.Context, repo store.Repository, workflowID int64, since time.Time, limit int) (int, error) {
 	q := store.RunQuery{RepositoryID: repo.ID, WorkflowID: workflowID, Branch: repo.DefaultBranch, Limit: 200}
 	seen := map[int64]bool{}
@@ -168,7 +181,8 @@ func (w *Worker) runsSince(ctx context.Context, repo store.Repository, workflowI
 			if !r.CreatedAt.After(since) {
 				return len(seen), nil
 			}
-			if r.Status == "completed" && r.Conclusion != "cancelled" && r.Conclusion != "skipped" && !seen[r.RunID] {
+			if r.Status == "completed" && r.Conclusion != "cancelled" && r.Conclusion != "skipped" && !seen[r.RunID] &&
+				onDefaultBranch(repo, runOf(r)) {
 				seen[r.RunID] = true
 				if len(seen) >= limit {
 					return len(seen), nil

@@ -1,13 +1,16 @@
 package worker
 
 import (
+	"cmp"
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
 	"errors"
 	"fmt"
 	"regexp"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -37,10 +40,22 @@ type conversation struct {
 	noDiagnosis bool
 }
 
+// DefaultReplyLimit is how many replies an hour Polylane posts, in one
+// repository, to the comments of one user without write access. Past it,
+// that user's commands are not answered (and cost no GitHub call) until
+// the hour has passed; the worker logs it at debug level.
+const DefaultReplyLimit = 10
+
+// replyLimitWindow is the period DefaultReplyLimit counts over.
+const replyLimitWindow = time.Hour
+
 // mention works a mention job: it acknowledges the comment with 👀 and
-// answers each command in a reply of its own. Each command is done once
-// per comment: the store records it, and a retried job first looks for the
-// reply it may already have posted. Only the parsed command text decides
+// answers all its commands that were not answered before in one reply,
+// asking GitHub for the author's permission once. A command is answered
+// once per comment: the store records it, and a retried job first looks
+// for the reply it may already have posted. So an edited comment is
+// answered only for the commands it did not hold before, and an edit that
+// adds none is not answered at all. Only the parsed command text decides
 // what happens; no text a model writes is ever acted on.
 func (w *Worker) mention(ctx context.Context, a webhook.MentionArgs) error {
 	repo, err := w.st.GetRepository(ctx, a.RepositoryID)
@@ -61,6 +76,21 @@ func (w *Worker) mention(ctx context.Context, a webhook.MentionArgs) error {
 	if strings.EqualFold(a.Author, bot) {
 		return w.st.SetDeliveryState(ctx, a.DeliveryGUID, store.DeliveryIgnored, "comment by Polylane itself")
 	}
+	pending, err := w.pendingCommands(ctx, a)
+	if err != nil {
+		return err
+	}
+	if len(pending) == 0 {
+		// A retried job, or an edit that kept the commands: nothing to say.
+		zerolog.Ctx(ctx).Debug().Int64("comment_id", a.CommentID).Msg("every command of the comment was answered before")
+		return w.st.SetDeliveryState(ctx, a.DeliveryGUID, store.DeliveryDone, "")
+	}
+	if over, err := w.overReplyLimit(ctx, a); err != nil || over {
+		if err == nil {
+			err = w.st.SetDeliveryState(ctx, a.DeliveryGUID, store.DeliveryIgnored, "reply limit of the author reached")
+		}
+		return err
+	}
 	switch err := gh.ReactToComment(ctx, a.CommentID, "eyes"); {
 	case errors.Is(err, ghclient.ErrNotFound):
 		return w.st.SetDeliveryState(ctx, a.DeliveryGUID, store.DeliveryIgnored, "the comment was deleted")
@@ -68,51 +98,111 @@ func (w *Worker) mention(ctx context.Context, a webhook.MentionArgs) error {
 		return err
 	}
 	c := &conversation{a: a, repo: repo, gh: gh, bot: bot}
-	for _, cmd := range a.Commands {
-		if err := w.command(ctx, c, cmd); err != nil {
-			return err
-		}
+	if _, err := w.mayWrite(ctx, c); err != nil {
+		return err
+	}
+	if err := w.answerAll(ctx, c, pending); err != nil {
+		return err
 	}
 	return w.st.SetDeliveryState(ctx, a.DeliveryGUID, store.DeliveryDone, "")
 }
 
-// command answers one command of the comment, once.
-func (w *Worker) command(ctx context.Context, c *conversation, cmd webhook.Command) error {
-	key := cmd.Key()
-	rec, err := w.st.GetMention(ctx, c.a.RepositoryID, c.a.CommentID, key)
-	switch {
-	case err == nil && rec.State == store.MentionDone:
-		return nil
-	case err != nil && !isNotFound(err):
-		return err
-	}
-	rec = store.Mention{RepositoryID: c.a.RepositoryID, CommentID: c.a.CommentID, Command: key, Number: c.a.Number,
-		Author: c.a.Author, State: store.MentionActing, CreatedAt: rec.CreatedAt}
-	digest := commandDigest(key)
-	if id, err := w.existingReply(ctx, c, digest); err != nil || id != 0 {
-		if err == nil {
-			rec.State, rec.ReplyID, rec.Outcome = store.MentionDone, id, "answered earlier"
-			err = w.st.PutMention(ctx, rec)
+// pendingCommands lists the comment's commands not answered before, once
+// each.
+func (w *Worker) pendingCommands(ctx context.Context, a webhook.MentionArgs) ([]webhook.Command, error) {
+	var out []webhook.Command
+	seen := map[string]bool{}
+	for _, cmd := range a.Commands {
+		key := cmd.Key()
+		if seen[key] {
+			continue
 		}
-		return err
+		seen[key] = true
+		rec, err := w.st.GetMention(ctx, a.RepositoryID, a.CommentID, key)
+		switch {
+		case err == nil && rec.State == store.MentionDone:
+			continue
+		case err != nil && !isNotFound(err):
+			return nil, err
+		}
+		out = append(out, cmd)
 	}
-	text, outcome, err := w.carryOut(ctx, c, cmd, &rec)
+	return out, nil
+}
+
+// overReplyLimit reports whether the comment's author was given
+// DefaultReplyLimit replies without write access in the last hour; it
+// logs the silence at debug level.
+func (w *Worker) overReplyLimit(ctx context.Context, a webhook.MentionArgs) (bool, error) {
+	n, err := w.st.CountUnprivilegedReplies(ctx, a.RepositoryID, a.Author, time.Now().Add(-replyLimitWindow))
+	if err != nil || n < DefaultReplyLimit {
+		return false, err
+	}
+	zerolog.Ctx(ctx).Debug().Str("author", a.Author).Int64("comment_id", a.CommentID).Int("replies", n).
+		Msg("reply limit reached for an author without write access: comment not answered")
+	return true, nil
+}
+
+// answerAll answers the pending commands of the comment in one reply.
+func (w *Worker) answerAll(ctx context.Context, c *conversation, pending []webhook.Command) error {
+	keys := make([]string, len(pending))
+	recs := make([]store.Mention, len(pending))
+	for i, cmd := range pending {
+		keys[i] = cmd.Key()
+		rec, err := w.st.GetMention(ctx, c.a.RepositoryID, c.a.CommentID, keys[i])
+		if err != nil && !isNotFound(err) {
+			return err
+		}
+		recs[i] = store.Mention{RepositoryID: c.a.RepositoryID, CommentID: c.a.CommentID, Command: keys[i], Number: c.a.Number,
+			Author: c.a.Author, State: store.MentionActing, CreatedAt: rec.CreatedAt, Unprivileged: !ghclient.CanWrite(c.permission)}
+	}
+	digest := commandDigest(strings.Join(keys, "\n"))
+	id, err := w.existingReply(ctx, c, digest)
 	if err != nil {
 		return err
 	}
-	m := report.Marker{Kind: commentReply, Repo: fmt.Sprint(c.repo.ID), Class: digest, Run: c.a.CommentID}
+	outcomes := make([]string, len(pending))
+	if id == 0 {
+		texts := make([]string, len(pending))
+		for i, cmd := range pending {
+			if texts[i], outcomes[i], err = w.carryOut(ctx, c, cmd, &recs[i]); err != nil {
+				return err
+			}
+		}
+		m := report.Marker{Kind: commentReply, Repo: fmt.Sprint(c.repo.ID), Class: digest, Run: c.a.CommentID}
+		reply, err := c.gh.CreateComment(ctx, c.a.Number, replyBody(m, c, pending, texts))
+		if err != nil {
+			return err
+		}
+		id = reply.ID
+		zerolog.Ctx(ctx).Info().Strs("commands", keys).Int64("comment_id", c.a.CommentID).Int64("reply_id", id).
+			Strs("outcomes", outcomes).Msg("commands answered")
+	}
+	for i := range recs {
+		recs[i].State, recs[i].ReplyID, recs[i].Outcome = store.MentionDone, id, cmp.Or(outcomes[i], "answered earlier")
+		if err := w.st.PutMention(ctx, recs[i]); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// replyBody is the one reply to a comment's commands: the answer alone for
+// one command, each answer under its command for several.
+func replyBody(m report.Marker, c *conversation, cmds []webhook.Command, texts []string) string {
+	text := texts[0]
+	if len(cmds) > 1 {
+		var b strings.Builder
+		for i, cmd := range cmds {
+			fmt.Fprintf(&b, "**`@%s %s`**\n\n%s\n\n", handleOf(c.bot), clipText(inertCode(cmd.Key()), 100), strings.TrimRight(texts[i], "\n"))
+		}
+		text = "here are the answers to the " + strconv.Itoa(len(cmds)) + " commands of your comment.\n\n" + strings.TrimRight(b.String(), "\n") + "\n"
+	}
 	body := m.String() + "\n" + greeting(c.a.Author, text) + text
 	if len(body) >= report.MaxChars {
 		body = m.String() + "\n" + greeting(c.a.Author, "") + "The answer is longer than a GitHub comment can hold; open the diagnosis on the dashboard instead.\n"
 	}
-	reply, err := c.gh.CreateComment(ctx, c.a.Number, body)
-	if err != nil {
-		return err
-	}
-	zerolog.Ctx(ctx).Info().Str("command", cmd.Name).Int64("comment_id", c.a.CommentID).Int64("reply_id", reply.ID).
-		Str("outcome", outcome).Msg("command answered")
-	rec.State, rec.ReplyID, rec.Outcome = store.MentionDone, reply.ID, outcome
-	return w.st.PutMention(ctx, rec)
+	return body
 }
 
 // carryOut does what a command asks and returns the reply's text and a

@@ -170,7 +170,7 @@ func (w *Worker) publish(ctx context.Context, a PublishArgs) error {
 			}
 		}
 	}
-	if len(prs) > 0 || pullRequestEvent(pub.p.Run.Event) || pub.p.Run.HeadBranch != pub.repo.DefaultBranch {
+	if len(prs) > 0 || !onDefaultBranch(pub.repo, pub.p.Run) {
 		return nil
 	}
 	if err := w.enqueueLifecycle(ctx, a, pub); err != nil {

@@ -136,14 +136,8 @@ func TestFixLifecycle(t *testing.T) {
 		t.Run(b.Name, func(t *testing.T) {
 			r := newRig(t, b, conversationScenario)
 			ctx := testCtx(t)
-			trigger := r.sc.TriggerRunID
-			a := r.diagnoseAndPublish(t, trigger)
-			_, doc := r.storedDiagnosis(t, trigger, a.Attempt)
-			fa := FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
-				ClassID: doc.TriggerClass, RunID: trigger, Attempt: a.Attempt}
-			if err := r.w.fix(ctx, fa); err != nil {
-				t.Fatal(err)
-			}
+			a, doc := r.fixTrigger(t)
+			trigger := a.RunID
 			f, err := r.st.GetFixPullRequest(ctx, a.RepositoryID, doc.TriggerClass)
 			if err != nil || f.State != store.FixOpen {
 				t.Fatalf("fix pull request: %+v %v", f, err)

@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/polylane/polylane/store"
 )
@@ -64,5 +65,50 @@ func testConversations(t *testing.T, s store.Store) {
 		{RepositoryID: repo.ID, CommentID: 55, Command: strings.Repeat("x", 3000), State: store.MentionDone},
 	} {
 		wantErr(t, s.PutMention(ctx, bad), store.ErrInvalid)
+	}
+	testReplyCount(t, s, repo.ID)
+}
+
+// testReplyCount covers the count of replies to an author without write
+// access: one per reply, whatever the number of commands it answered, and
+// only that author's unprivileged, answered commands in that repository.
+func testReplyCount(t *testing.T, s store.Store, repoID int64) {
+	ctx := ctxFor(t)
+	other := repoID + 1000 // mentions name a repository by id only
+	start := time.Now().Add(-time.Minute)
+	for _, m := range []store.Mention{
+		{RepositoryID: repoID, CommentID: 60, Command: "fix", Author: "mallory", ReplyID: 700, Unprivileged: true},
+		{RepositoryID: repoID, CommentID: 60, Command: "rerun", Author: "mallory", ReplyID: 700, Unprivileged: true},
+		{RepositoryID: repoID, CommentID: 61, Command: "help", Author: "mallory", ReplyID: 701, Unprivileged: true},
+		{RepositoryID: repoID, CommentID: 62, Command: "help", Author: "mallory", ReplyID: 702},
+		{RepositoryID: repoID, CommentID: 63, Command: "help", Author: "mallory", Unprivileged: true},
+		{RepositoryID: repoID, CommentID: 64, Command: "help", Author: "eve", ReplyID: 704, Unprivileged: true},
+		{RepositoryID: other, CommentID: 65, Command: "help", Author: "mallory", ReplyID: 705, Unprivileged: true},
+	} {
+		m.Number, m.State = 12, store.MentionDone
+		must(t, s.PutMention(ctx, m))
+	}
+	got, err := s.GetMention(ctx, repoID, 61, "help")
+	must(t, err)
+	if !got.Unprivileged {
+		t.Fatalf("stored mention lost Unprivileged: %+v", got)
+	}
+	for _, tc := range []struct {
+		repo   int64
+		author string
+		since  time.Time
+		want   int
+	}{
+		{repoID, "mallory", start, 2},
+		{repoID, "eve", start, 1},
+		{other, "mallory", start, 1},
+		{repoID, "nobody", start, 0},
+		{repoID, "mallory", time.Now().Add(time.Hour), 0},
+	} {
+		n, err := s.CountUnprivilegedReplies(ctx, tc.repo, tc.author, tc.since)
+		must(t, err)
+		if n != tc.want {
+			t.Errorf("replies to %s in repository %d since %s = %d, want %d", tc.author, tc.repo, tc.since.Format(time.TimeOnly), n, tc.want)
+		}
 	}
 }

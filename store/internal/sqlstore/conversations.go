@@ -3,6 +3,7 @@ package sqlstore
 import (
 	"context"
 	"fmt"
+	"time"
 
 	"github.com/polylane/polylane/store"
 )
@@ -42,12 +43,12 @@ func (s *Records) PutMention(ctx context.Context, m store.Mention) error {
 	}
 	err := s.db.Write(ctx, func(tx Tx) error {
 		_, err := tx.Exec(ctx, `
-INSERT INTO mentions (repository_id, comment_id, command, number, author, state, reply_id, outcome, created_at, updated_at)
-VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
+INSERT INTO mentions (repository_id, comment_id, command, number, author, state, reply_id, outcome, unprivileged, created_at, updated_at)
+VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11)
 ON CONFLICT (repository_id, comment_id, command) DO UPDATE SET
     number = excluded.number, author = excluded.author, state = excluded.state, reply_id = excluded.reply_id,
-    outcome = excluded.outcome, updated_at = excluded.updated_at`,
-			m.RepositoryID, m.CommentID, m.Command, m.Number, m.Author, m.State, m.ReplyID, m.Outcome, norm(m.CreatedAt), now)
+    outcome = excluded.outcome, unprivileged = excluded.unprivileged, updated_at = excluded.updated_at`,
+			m.RepositoryID, m.CommentID, m.Command, m.Number, m.Author, m.State, m.ReplyID, m.Outcome, m.Unprivileged, norm(m.CreatedAt), now)
 		return err
 	})
 	if err != nil {
@@ -61,13 +62,29 @@ func (s *Records) GetMention(ctx context.Context, repositoryID, commentID int64,
 	var m store.Mention
 	err := s.db.Read(ctx, func(tx Tx) error {
 		return tx.QueryRow(ctx, `
-SELECT repository_id, comment_id, command, number, author, state, reply_id, outcome, created_at, updated_at
+SELECT repository_id, comment_id, command, number, author, state, reply_id, outcome, unprivileged, created_at, updated_at
 FROM mentions WHERE repository_id = $1 AND comment_id = $2 AND command = $3`, repositoryID, commentID, command).Scan(
 			&m.RepositoryID, &m.CommentID, &m.Command, &m.Number, &m.Author, &m.State, &m.ReplyID, &m.Outcome,
-			at(&m.CreatedAt), at(&m.UpdatedAt))
+			&m.Unprivileged, at(&m.CreatedAt), at(&m.UpdatedAt))
 	})
 	if err != nil {
 		return store.Mention{}, fmt.Errorf("get mention of comment %d: %w", commentID, err)
 	}
 	return m, nil
+}
+
+// CountUnprivilegedReplies counts the replies posted since a time to the
+// commands of an author without write access.
+func (s *Records) CountUnprivilegedReplies(ctx context.Context, repositoryID int64, author string, since time.Time) (int, error) {
+	var n int
+	err := s.db.Read(ctx, func(tx Tx) error {
+		return tx.QueryRow(ctx, `
+SELECT COUNT(DISTINCT reply_id) FROM mentions
+WHERE repository_id = $1 AND author = $2 AND updated_at >= $3 AND unprivileged = $4 AND reply_id <> 0`,
+			repositoryID, author, norm(since), true).Scan(&n)
+	})
+	if err != nil {
+		return 0, fmt.Errorf("count replies to %s: %w", author, err)
+	}
+	return n, nil
 }

@@ -1,0 +1,11 @@
+-- Reply limit (SQLite): a command's record says whether its author had no
+-- write access when Polylane answered, so that the replies to such an
+-- author in a repository can be counted over the last hour.
+
+-- +goose Up
+ALTER TABLE mentions ADD COLUMN unprivileged INTEGER NOT NULL DEFAULT 0 CHECK (unprivileged IN (0, 1));
+CREATE INDEX mentions_author_updated ON mentions (repository_id, author, updated_at);
+
+-- +goose Down
+DROP INDEX mentions_author_updated;
+ALTER TABLE mentions DROP COLUMN unprivileged;
