@@ -78,7 +78,7 @@ bench: ## all benchmarks as ONE markdown table in bin/bench-report.md (raw outpu
 # bin/reliability.txt. PostgreSQL cases need POLYLANE_TEST_DATABASE_URL.
 RELIABILITY_RUNS ?= 3
 RELIABILITY_SEED ?= 1
-RELIABILITY_HOSTILE := Hostile|Narrator|Oversized|PayloadWithoutOwner|RequestsForOtherInstallations|MarkdownProblems|SecretIn|StaysInTheScenario|Fuzz
+RELIABILITY_HOSTILE := Hostile|Narrator|Oversized|PayloadWithoutOwner|RequestsForOtherInstallations|MarkdownProblems|SecretIn|StaysInTheScenario|Fuzz|Nesting|RepoNotesWhatItSkips|MakeExpansionIsBounded|CrashedJob|UnfinishedDeliveries|TokenFix|RegistryLoginOnly|CredentialPatch|CredentialFix|SecretReferences|WorkflowFixNeedsOptIn|NarratedLinks|ForkRuns|OnDefaultBranchRefusesForks|SelectWindowKeepsForksOut|ForkFix|CommandFlood|RepliesToNonWriters|ReplayUnderNew|OtherEventsBodies|StalledRequests|TimeoutDefaults|InFlightCap|RepositoryEvents|WorkflowRunRefreshesPrivateFlag|RepositoryPrivatized|SignOutRevokes|SignInNeeds|ServeRefusesSignIn|MetricsListener|ReadableSecretFiles|KubernetesKeyReachesServe
 
 .PHONY: test-reliability
 test-reliability: ## fault sweep over every GitHub call (RELIABILITY_RUNS=3, RELIABILITY_SEED=1), kill -9 and PostgreSQL-restart recovery, hostile input and fuzz seeds; counts in bin/reliability.txt
@@ -91,7 +91,7 @@ test-reliability: ## fault sweep over every GitHub call (RELIABILITY_RUNS=3, REL
 		[ $$status -eq 0 ] || { tail -n 200 $(BIN)/reliability-crash.log; exit $$status; }
 	$(GO) test -race -count=1 -timeout 20m -run '$(RELIABILITY_HOSTILE)' \
 		./server/webhook/ ./server/worker/... ./server/dashboard/ ./server/report/ ./server/narrator/ ./cmd/polylane/ \
-		./analysis/... ./causal/...
+		./analysis/... ./causal/... ./store/...
 	@cat $(BIN)/reliability.txt
 
 .PHONY: bench-real
