@@ -3,6 +3,7 @@ package diagnosis
 import (
 	"encoding/json"
 	"slices"
+	"unsafe"
 
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
@@ -40,7 +41,22 @@ func (d *Diagnosis) RedactSecrets() bool {
 // been stored before the pipeline redacted them.
 func (d *Diagnosis) Redacted() *Diagnosis {
 	found := false
-	d.walkText(func(s *string, _ int) { found = found || redact.Contains(*s) })
+	// A document built in memory shares strings between its fields (the
+	// same line as a cause line, evidence and class sample): each backing
+	// string is scanned once.
+	type text struct {
+		data *byte
+		n    int
+	}
+	scanned := map[text]bool{}
+	d.walkText(func(s *string, _ int) {
+		k := text{unsafe.StringData(*s), len(*s)}
+		if found || scanned[k] {
+			return
+		}
+		scanned[k] = true
+		found = redact.Contains(*s)
+	})
 	if !found {
 		return d
 	}
