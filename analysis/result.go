@@ -77,3 +77,9 @@ func (r *Result) Cause() (Line, bool) {
 	}
 	return Line{}, false
 }
+
+// StepRef names a step by number and name; it is what the diagnosis reports.
+type StepRef struct {
+	Number int    `json:"number"`
+	Name   string `json:"name"`
+}

@@ -9,16 +9,18 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/polylane/polylane/analysis/gha"
 )
 
 var update = flag.Bool("update", os.Getenv("UPDATE") == "1", "rewrite golden files")
 
 // jobsFile is the jobs API response shape used by testdata.
 type jobsFile struct {
-	Jobs []Job `json:"jobs"`
+	Jobs []gha.Job `json:"jobs"`
 }
 
-func readSteps(t *testing.T, path string) []Step {
+func readSteps(t *testing.T, path string) []gha.Step {
 	t.Helper()
 	b, err := os.ReadFile(path)
 	if err != nil {

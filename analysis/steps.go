@@ -3,6 +3,8 @@ package analysis
 import (
 	"strings"
 	"time"
+
+	"github.com/polylane/polylane/analysis/gha"
 )
 
 // maxSpans bounds the number of step spans one log can open, so that a hostile
@@ -26,7 +28,7 @@ type StepSpan struct {
 // stepTracker assigns lines to steps by walking the runner's markers in order
 // and matching them to the jobs API steps (see github-api.md §5.4).
 type stepTracker struct {
-	api      []Step
+	api      []gha.Step
 	main     []int // indices into api of main steps that ran, in order
 	post     []int // indices into api of post steps that ran, in order
 	setup    int   // index into api of "Set up job", or -1
@@ -40,9 +42,9 @@ type stepTracker struct {
 	active   bool
 }
 
-func newStepTracker(api []Step) *stepTracker {
+func newStepTracker(api []gha.Step) *stepTracker {
 	t := &stepTracker{setup: -1, complete: -1, curIdx: -1}
-	t.api = append([]Step(nil), api...)
+	t.api = append([]gha.Step(nil), api...)
 	sortSteps(t.api)
 	for i, s := range t.api {
 		switch {
@@ -62,7 +64,7 @@ func newStepTracker(api []Step) *stepTracker {
 
 // sortSteps orders steps by number (insertion sort: jobs have few steps and
 // usually arrive sorted).
-func sortSteps(s []Step) {
+func sortSteps(s []gha.Step) {
 	for i := 1; i < len(s); i++ {
 		for j := i; j > 0 && s[j].Number < s[j-1].Number; j-- {
 			s[j], s[j-1] = s[j-1], s[j]

@@ -13,6 +13,8 @@ import (
 	"testing/fstest"
 	"time"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/causal"
@@ -126,12 +128,12 @@ func (c synthCase) input(t *testing.T) causal.Input {
 	t.Helper()
 	s := c.spec
 	log := rawLog(c.log)
-	job := analysis.Job{ID: 700, RunID: 900, Name: s.Job, Status: "completed", Conclusion: "failure"}
+	job := gha.Job{ID: 700, RunID: 900, Name: s.Job, Status: "completed", Conclusion: "failure"}
 	if s.JobMinutes > 0 {
 		job.StartedAt = time.Date(2026, 1, 5, 10, 0, 0, 0, time.UTC)
 		job.CompletedAt = job.StartedAt.Add(time.Duration(s.JobMinutes) * time.Minute)
 	}
-	job.Steps = append(job.Steps, analysis.Step{Number: 1, Name: "Set up job", Status: "completed", Conclusion: "success"})
+	job.Steps = append(job.Steps, gha.Step{Number: 1, Name: "Set up job", Status: "completed", Conclusion: "success"})
 	var failing analysis.StepRef
 	state := "success"
 	for i, name := range s.Steps {
@@ -140,9 +142,9 @@ func (c synthCase) input(t *testing.T) causal.Input {
 			concl, state = "failure", "skipped"
 			failing = analysis.StepRef{Number: i + 2, Name: name}
 		}
-		job.Steps = append(job.Steps, analysis.Step{Number: i + 2, Name: name, Status: "completed", Conclusion: concl})
+		job.Steps = append(job.Steps, gha.Step{Number: i + 2, Name: name, Status: "completed", Conclusion: concl})
 	}
-	job.Steps = append(job.Steps, analysis.Step{Number: len(s.Steps) + 2, Name: "Complete job", Status: "completed", Conclusion: "success"})
+	job.Steps = append(job.Steps, gha.Step{Number: len(s.Steps) + 2, Name: "Complete job", Status: "completed", Conclusion: "success"})
 	causeN := 0
 	for i, l := range c.log {
 		if s.Cause != "" && strings.Contains(l, s.Cause) {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/causal"
@@ -52,7 +54,7 @@ func TestExplainHostile(t *testing.T) {
 			}
 			in := causal.Input{
 				Repo: tt.repo, Repository: "o/r", Branch: "main", WorkflowPath: ".github/workflows/w.yml",
-				Job: analysis.Job{ID: 1, Name: "j"}, Step: analysis.StepRef{Number: 2, Name: "S"}, RunID: 2,
+				Job: gha.Job{ID: 1, Name: "j"}, Step: analysis.StepRef{Number: 2, Name: "S"}, RunID: 2,
 				Result: tt.res, OpenLog: open, Verdict: history.Verdict{Kind: history.Flaky},
 			}
 			exp, err := causal.Explain(in)

@@ -4,6 +4,8 @@ import (
 	"io"
 	"io/fs"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/analysis/redact"
@@ -24,7 +26,7 @@ type Input struct {
 	WorkflowName string
 	WorkflowPath string
 	// Job is the failing job (ID and Name at least; Steps help the log reader).
-	Job analysis.Job
+	Job gha.Job
 	// Step is the failing step.
 	Step analysis.StepRef
 	// RunID is the trigger run id.

@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/analysis"
 )
 
 // TestReadStepLogView checks which lines the failing step's view keeps.
 func TestReadStepLogView(t *testing.T) {
-	steps := []analysis.Step{{Number: 1, Name: "Set up job", Conclusion: "success"}, {Number: 2, Name: "Initialize containers", Conclusion: "failure"},
+	steps := []gha.Step{{Number: 1, Name: "Set up job", Conclusion: "success"}, {Number: 2, Name: "Initialize containers", Conclusion: "failure"},
 		{Number: 3, Name: "Install", Conclusion: "failure"}, {Number: 4, Name: "Complete job", Conclusion: "success"}}
 	ts := "2026-01-05T10:00:00.0000000Z "
 	tests := []struct {
@@ -32,7 +34,7 @@ func TestReadStepLogView(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			raw := "\ufeff" + ts + strings.Join(tt.lines, "\n"+ts) + "\n"
-			in := Input{Job: analysis.Job{ID: 1, Steps: steps}, Step: tt.step,
+			in := Input{Job: gha.Job{ID: 1, Steps: steps}, Step: tt.step,
 				OpenLog: func() (io.ReadCloser, error) { return io.NopCloser(strings.NewReader(raw)), nil }}
 			sl, err := readStepLog(in, tt.cause)
 			if err != nil {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/analysis/scenario"
@@ -32,7 +34,7 @@ func scenarioInputs(t testing.TB, dir string) (causal.Input, *scenario.Scenario)
 	if err != nil {
 		t.Fatalf("jobs of the trigger run: %v", err)
 	}
-	var job analysis.Job
+	var job gha.Job
 	for _, j := range jobs {
 		if j.ID == d.Failure.Job.ID {
 			job = j

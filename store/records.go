@@ -112,7 +112,7 @@ type WorkflowRun struct {
 	CreatedAt    time.Time // GitHub's created_at; orders the run history
 	HTMLURL      string
 	UpdatedAt    time.Time // set by the store
-	// Detail is the run as the pipeline reads it (an analysis.Run JSON
+	// Detail is the run as the pipeline reads it (an gha.Run JSON
 	// document, with pull requests, head commit and actor); empty when only
 	// the columns above are known. Upserting an empty Detail keeps the
 	// stored one.

@@ -7,18 +7,20 @@ import (
 	"io/fs"
 	"strings"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/analysis"
 )
 
 // Analyzer analyses one job log given the jobs-API steps of that job. The
 // pipeline passes a function that calls analysis.Analyze.
-type Analyzer func(log io.Reader, steps []analysis.Step) (*analysis.Result, error)
+type Analyzer func(log io.Reader, steps []gha.Step) (*analysis.Result, error)
 
 // Source reads the jobs of a run and the log of a job. Both return an error
 // wrapping fs.ErrNotExist when the data is absent; the run is then kept as an
 // Unknown occurrence. Any other error aborts the diagnosis.
 type Source interface {
-	Jobs(runID int64) ([]analysis.Job, error)
+	Jobs(runID int64) ([]gha.Job, error)
 	OpenLog(jobID int64) (io.ReadCloser, error)
 }
 
@@ -31,7 +33,7 @@ const maxOccurrenceLines = 12
 // cause lines, signature and exit code of analyze. A run whose jobs file is
 // missing, or a job whose log is missing, yields an Unknown occurrence; a
 // cancelled run whose jobs were cancelled yields one Cancelled occurrence.
-func ExtractRun(run analysis.Run, src Source, analyze Analyzer) ([]Occurrence, error) {
+func ExtractRun(run gha.Run, src Source, analyze Analyzer) ([]Occurrence, error) {
 	base := Occurrence{RunID: run.ID, RunNumber: run.RunNumber, RunAttempt: run.RunAttempt,
 		HeadSHA: run.HeadSHA, CreatedAt: run.CreatedAt, Conclusion: run.Conclusion}
 	jobs, err := src.Jobs(run.ID)
@@ -67,7 +69,7 @@ func ExtractRun(run analysis.Run, src Source, analyze Analyzer) ([]Occurrence, e
 }
 
 // analyzeJob reads the job's log into o, or marks o Unknown when it is missing.
-func analyzeJob(o *Occurrence, job analysis.Job, src Source, analyze Analyzer) error {
+func analyzeJob(o *Occurrence, job gha.Job, src Source, analyze Analyzer) error {
 	log, err := src.OpenLog(job.ID)
 	if errors.Is(err, fs.ErrNotExist) {
 		o.Unknown = true
@@ -119,8 +121,8 @@ func keepLines(lines []analysis.Line, exit int) []analysis.Line {
 // failingStep is the step the jobs API marks as failed: the first failed step
 // that is not a post step, else the first failed one; for a timed-out job,
 // the step that was cancelled when time ran out.
-func failingStep(job analysis.Job) analysis.StepRef {
-	var post, cancelled *analysis.Step
+func failingStep(job gha.Job) analysis.StepRef {
+	var post, cancelled *gha.Step
 	for i := range job.Steps {
 		s := &job.Steps[i]
 		switch s.Conclusion {
@@ -146,7 +148,7 @@ func failingStep(job analysis.Job) analysis.StepRef {
 	return analysis.StepRef{}
 }
 
-func allCancelled(jobs []analysis.Job) bool {
+func allCancelled(jobs []gha.Job) bool {
 	for _, j := range jobs {
 		if j.Conclusion != "cancelled" && j.Conclusion != "skipped" {
 			return false
@@ -156,7 +158,7 @@ func allCancelled(jobs []analysis.Job) bool {
 }
 
 // passedSteps lists the steps that succeeded in any job of the run.
-func passedSteps(jobs []analysis.Job, bases []string) []JobStep {
+func passedSteps(jobs []gha.Job, bases []string) []JobStep {
 	var out []JobStep
 	for i, j := range jobs {
 		for _, s := range j.Steps {
@@ -173,7 +175,7 @@ func passedSteps(jobs []analysis.Job, bases []string) []JobStep {
 // matrix siblings even when their names are custom ("Test on ubuntu", "Test on
 // macos"); they share the longest common prefix of their names when it is
 // meaningful.
-func jobBases(jobs []analysis.Job) []string {
+func jobBases(jobs []gha.Job) []string {
 	bases := make([]string, len(jobs))
 	groups := map[string][]int{}
 	for i, j := range jobs {
@@ -212,7 +214,7 @@ func stripMatrix(name string) string {
 	return name
 }
 
-func stepList(steps []analysis.Step) string {
+func stepList(steps []gha.Step) string {
 	var b strings.Builder
 	for _, s := range steps {
 		b.WriteString(s.Name)

@@ -9,17 +9,19 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/analysis"
 )
 
 // mapSource serves jobs and logs from maps; absent keys are fs.ErrNotExist.
 type mapSource struct {
-	jobs map[int64][]analysis.Job
+	jobs map[int64][]gha.Job
 	logs map[int64]string
 	err  error
 }
 
-func (m mapSource) Jobs(id int64) ([]analysis.Job, error) {
+func (m mapSource) Jobs(id int64) ([]gha.Job, error) {
 	if m.err != nil {
 		return nil, m.err
 	}
@@ -39,7 +41,7 @@ func (m mapSource) OpenLog(id int64) (io.ReadCloser, error) {
 }
 
 // lastLineAnalyzer takes the last non-empty line as the cause and signature.
-func lastLineAnalyzer(r io.Reader, _ []analysis.Step) (*analysis.Result, error) {
+func lastLineAnalyzer(r io.Reader, _ []gha.Step) (*analysis.Result, error) {
 	b, err := io.ReadAll(r)
 	if err != nil {
 		return nil, err
@@ -51,19 +53,19 @@ func lastLineAnalyzer(r io.Reader, _ []analysis.Step) (*analysis.Result, error) 
 		Signature: last, SignatureID: "id-" + last, ExitCode: &code, Step: &analysis.StepRef{Number: 3, Name: "From log"}}, nil
 }
 
-func steps(conclusions ...string) []analysis.Step {
+func steps(conclusions ...string) []gha.Step {
 	names := []string{"Set up job", "Checkout", "Install", "Test", "Post Checkout"}
-	var out []analysis.Step
+	var out []gha.Step
 	for i, c := range conclusions {
-		out = append(out, analysis.Step{Number: i + 1, Name: names[i], Status: "completed", Conclusion: c})
+		out = append(out, gha.Step{Number: i + 1, Name: names[i], Status: "completed", Conclusion: c})
 	}
 	return out
 }
 
 func TestExtractRun(t *testing.T) {
-	failed := analysis.Run{ID: 1, RunAttempt: 1, Conclusion: "failure", HeadSHA: "abc"}
+	failed := gha.Run{ID: 1, RunAttempt: 1, Conclusion: "failure", HeadSHA: "abc"}
 	src := mapSource{
-		jobs: map[int64][]analysis.Job{
+		jobs: map[int64][]gha.Job{
 			1: {
 				{ID: 11, Name: "test (18)", Conclusion: "failure", Steps: steps("success", "success", "failure", "skipped", "success")},
 				{ID: 12, Name: "test (20)", Conclusion: "failure", Steps: steps("success", "success", "success", "failure", "success")},
@@ -93,15 +95,15 @@ func TestExtractRun(t *testing.T) {
 		t.Errorf("passed = %+v", occs[0].Passed)
 	}
 	tests := []struct {
-		run                analysis.Run
+		run                gha.Run
 		unknown, cancelled bool
 		step, signature    string
 	}{
-		{analysis.Run{ID: 2, Conclusion: "cancelled"}, false, true, "", ""},
-		{analysis.Run{ID: 3, Conclusion: "failure"}, true, false, "Checkout", ""},      // log missing
-		{analysis.Run{ID: 4, Conclusion: "failure"}, false, false, "From log", "boom"}, // no steps from the API
-		{analysis.Run{ID: 5, Conclusion: "failure"}, false, false, "Install", "wait"},  // timed out
-		{analysis.Run{ID: 6, Conclusion: "failure"}, true, false, "", ""},              // jobs missing
+		{gha.Run{ID: 2, Conclusion: "cancelled"}, false, true, "", ""},
+		{gha.Run{ID: 3, Conclusion: "failure"}, true, false, "Checkout", ""},      // log missing
+		{gha.Run{ID: 4, Conclusion: "failure"}, false, false, "From log", "boom"}, // no steps from the API
+		{gha.Run{ID: 5, Conclusion: "failure"}, false, false, "Install", "wait"},  // timed out
+		{gha.Run{ID: 6, Conclusion: "failure"}, true, false, "", ""},              // jobs missing
 	}
 	for _, tt := range tests {
 		occs, err := ExtractRun(tt.run, src, lastLineAnalyzer)
@@ -120,7 +122,7 @@ func TestExtractRun(t *testing.T) {
 
 func TestJobBases(t *testing.T) {
 	s := steps("success", "failure")
-	jobs := []analysis.Job{
+	jobs := []gha.Job{
 		{Name: "Test on ubuntu-latest", Steps: s}, {Name: "Test on macos-latest", Steps: s},
 		{Name: "lint", Steps: steps("success")}, {Name: "link-check", Steps: steps("success")},
 		{Name: "build (amd64, linux)"},

@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"math"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
 )
 
 // MinHistory is the number of runs in the window below which the verdict is
@@ -16,14 +16,14 @@ const MinHistory = 5
 // run's steps, used to tell green runs of a step from runs that failed or never
 // reached it.
 type Timeline struct {
-	runs   []analysis.Run
+	runs   []gha.Run
 	pos    map[int64]int
 	passed map[int64]map[groupKey]bool
 	failed map[int64]map[groupKey]bool
 }
 
 // NewTimeline indexes the window and the occurrences of its failed runs.
-func NewTimeline(window []analysis.Run, occs []Occurrence) *Timeline {
+func NewTimeline(window []gha.Run, occs []Occurrence) *Timeline {
 	t := &Timeline{runs: window, pos: make(map[int64]int, len(window)), passed: map[int64]map[groupKey]bool{},
 		failed: map[int64]map[groupKey]bool{}}
 	for i, r := range window {

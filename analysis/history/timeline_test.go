@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
 )
 
 // history builds a window from a pattern string, oldest first: '.' green,
@@ -14,12 +14,12 @@ import (
 // network reset), 'C' a failure of stepTests of no known family, 'x' a
 // failure in another step (after stepTests passed), 'e' a failure in an
 // earlier step (stepTests never ran), 'u' a failed run with no jobs data.
-func history(pattern string) ([]analysis.Run, []Occurrence) {
-	var runs []analysis.Run
+func history(pattern string) ([]gha.Run, []Occurrence) {
+	var runs []gha.Run
 	var occs []Occurrence
 	for i, c := range pattern {
 		id := int64(i + 1)
-		r := analysis.Run{ID: id, RunNumber: i + 1, HeadSHA: occ(id, "", "").HeadSHA, HeadBranch: "main", Event: "push",
+		r := gha.Run{ID: id, RunNumber: i + 1, HeadSHA: occ(id, "", "").HeadSHA, HeadBranch: "main", Event: "push",
 			Status: "completed", Conclusion: "failure", CreatedAt: t0.Add(time.Duration(id) * time.Hour)}
 		switch c {
 		case '.':

@@ -5,7 +5,7 @@ import (
 	"slices"
 	"strings"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
 )
 
 // DefaultWindow is the number of runs a diagnosis looks at by default.
@@ -21,12 +21,12 @@ const DefaultWindow = 100
 // share one either. Skipped runs
 // did not execute and are left out. The trigger itself is always included.
 // n <= 0 means DefaultWindow.
-func SelectWindow(runs []analysis.Run, trigger analysis.Run, n int) []analysis.Run {
+func SelectWindow(runs []gha.Run, trigger gha.Run, n int) []gha.Run {
 	if n <= 0 {
 		n = DefaultWindow
 	}
 	latest := LatestAttempts(runs)
-	out := make([]analysis.Run, 0, min(len(latest), n+1))
+	out := make([]gha.Run, 0, min(len(latest), n+1))
 	for _, r := range latest {
 		if r.ID == trigger.ID {
 			out = append(out, trigger)
@@ -45,9 +45,9 @@ func SelectWindow(runs []analysis.Run, trigger analysis.Run, n int) []analysis.R
 
 // LatestAttempts keeps one entry per run id, the one with the highest
 // run_attempt (ties: the later updated_at), in the order of first appearance.
-func LatestAttempts(runs []analysis.Run) []analysis.Run {
+func LatestAttempts(runs []gha.Run) []gha.Run {
 	index := make(map[int64]int, len(runs))
-	out := make([]analysis.Run, 0, len(runs))
+	out := make([]gha.Run, 0, len(runs))
 	for _, r := range runs {
 		i, seen := index[r.ID]
 		if !seen {
@@ -65,12 +65,12 @@ func LatestAttempts(runs []analysis.Run) []analysis.Run {
 
 // inWindow reports whether r belongs to the trigger's window (before the
 // count limit is applied).
-func inWindow(r, trigger analysis.Run) bool {
+func inWindow(r, trigger gha.Run) bool {
 	if !r.Completed() || r.Conclusion == "skipped" || r.Conclusion == "" {
 		return false
 	}
 	if r.HeadBranch != trigger.HeadBranch || pullRequestEvent(r.Event) != pullRequestEvent(trigger.Event) ||
-		!analysis.SameHeadRepository(r, trigger) {
+		!gha.SameHeadRepository(r, trigger) {
 		return false
 	}
 	if !sameWorkflow(r, trigger) {
@@ -80,7 +80,7 @@ func inWindow(r, trigger analysis.Run) bool {
 }
 
 // sameWorkflow compares workflow ids when both runs carry one, else paths.
-func sameWorkflow(a, b analysis.Run) bool {
+func sameWorkflow(a, b gha.Run) bool {
 	if a.WorkflowID != 0 && b.WorkflowID != 0 {
 		return a.WorkflowID == b.WorkflowID
 	}
@@ -100,14 +100,14 @@ func pullRequestEvent(event string) bool {
 }
 
 // compareRunTime orders runs by created_at, then id.
-func compareRunTime(a, b analysis.Run) int {
+func compareRunTime(a, b gha.Run) int {
 	return cmp.Or(a.CreatedAt.Compare(b.CreatedAt), cmp.Compare(a.ID, b.ID))
 }
 
 // Summarize describes a window (oldest run first): its branch, the number of
 // runs, the number whose conclusion is not success, and the creation times of
 // the oldest and newest run.
-func Summarize(window []analysis.Run) Window {
+func Summarize(window []gha.Run) Window {
 	var w Window
 	if len(window) == 0 {
 		return w

@@ -5,15 +5,15 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
 )
 
-func run(id int64, hour int, branch, event, conclusion string) analysis.Run {
-	return analysis.Run{ID: id, RunNumber: int(id), RunAttempt: 1, WorkflowID: 7, HeadBranch: branch, Event: event,
+func run(id int64, hour int, branch, event, conclusion string) gha.Run {
+	return gha.Run{ID: id, RunNumber: int(id), RunAttempt: 1, WorkflowID: 7, HeadBranch: branch, Event: event,
 		Status: "completed", Conclusion: conclusion, CreatedAt: t0.Add(time.Duration(hour) * time.Hour)}
 }
 
-func ids(runs []analysis.Run) []int64 {
+func ids(runs []gha.Run) []int64 {
 	out := make([]int64, len(runs))
 	for i, r := range runs {
 		out[i] = r.ID
@@ -29,7 +29,7 @@ func TestSelectWindow(t *testing.T) {
 	inProgress.Status = "in_progress"
 	otherWorkflow := run(10, 3, "main", "push", "failure")
 	otherWorkflow.WorkflowID = 8
-	runs := []analysis.Run{ // newest first, as GitHub lists them
+	runs := []gha.Run{ // newest first, as GitHub lists them
 		run(12, 12, "main", "push", "success"), // after the trigger
 		run(11, 11, "main", "push", "failure"), // the trigger
 		otherWorkflow, inProgress,
@@ -73,7 +73,7 @@ func TestSelectWindow(t *testing.T) {
 }
 
 func TestSelectWindowTiesByID(t *testing.T) {
-	runs := []analysis.Run{run(3, 1, "main", "push", "failure"), run(2, 1, "main", "push", "success"), run(1, 1, "main", "push", "success")}
+	runs := []gha.Run{run(3, 1, "main", "push", "failure"), run(2, 1, "main", "push", "success"), run(1, 1, "main", "push", "success")}
 	if got := ids(SelectWindow(runs, runs[1], 0)); !slices.Equal(got, []int64{1, 2}) {
 		t.Errorf("window = %v, want [1 2]", got)
 	}
@@ -83,10 +83,10 @@ func TestSelectWindowTiesByID(t *testing.T) {
 // never join the window of the base repository's branch of the same name,
 // whatever their event (a fork's workflow_run or pull request from "main").
 func TestSelectWindowKeepsForksOut(t *testing.T) {
-	base := &analysis.Repository{ID: 10, FullName: "acme/widgets"}
-	fork := &analysis.Repository{ID: 99, FullName: "mallory/widgets"}
-	from := func(r analysis.Run, repo *analysis.Repository) analysis.Run { r.HeadRepository = repo; return r }
-	runs := []analysis.Run{
+	base := &gha.Repository{ID: 10, FullName: "acme/widgets"}
+	fork := &gha.Repository{ID: 99, FullName: "mallory/widgets"}
+	from := func(r gha.Run, repo *gha.Repository) gha.Run { r.HeadRepository = repo; return r }
+	runs := []gha.Run{
 		from(run(5, 5, "main", "push", "failure"), base), // the trigger
 		from(run(4, 4, "main", "workflow_run", "success"), fork),
 		from(run(3, 3, "main", "push", "success"), fork),
@@ -96,9 +96,9 @@ func TestSelectWindowKeepsForksOut(t *testing.T) {
 	if got := ids(SelectWindow(runs, runs[0], 0)); !slices.Equal(got, []int64{1, 2, 5}) {
 		t.Fatalf("window = %v, want [1 2 5]", got)
 	}
-	forkPR := []analysis.Run{
+	forkPR := []gha.Run{
 		from(run(8, 8, "main", "pull_request", "failure"), fork),
-		from(run(7, 7, "main", "pull_request", "success"), &analysis.Repository{ID: 77, FullName: "eve/widgets"}),
+		from(run(7, 7, "main", "pull_request", "success"), &gha.Repository{ID: 77, FullName: "eve/widgets"}),
 		from(run(6, 6, "main", "pull_request", "success"), fork),
 	}
 	if got := ids(SelectWindow(forkPR, forkPR[0], 0)); !slices.Equal(got, []int64{6, 8}) {

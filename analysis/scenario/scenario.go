@@ -9,7 +9,7 @@ import (
 	"io/fs"
 	"strconv"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
 )
 
 // Schema is the value of scenario.json's "schema" field this package reads.
@@ -60,7 +60,7 @@ type Scenario struct {
 
 	// Runs are the workflow runs of runs.json in file order (newest first as
 	// GitHub serves them); every branch and event is present.
-	Runs []analysis.Run `json:"-"`
+	Runs []gha.Run `json:"-"`
 	// TotalCount is runs.json's total_count.
 	TotalCount int `json:"-"`
 	// Expect holds the facts of expect.json, nil when the file is absent.
@@ -71,14 +71,14 @@ type Scenario struct {
 
 // runList is the body of runs.json.
 type runList struct {
-	TotalCount   int            `json:"total_count"`
-	WorkflowRuns []analysis.Run `json:"workflow_runs"`
+	TotalCount   int       `json:"total_count"`
+	WorkflowRuns []gha.Run `json:"workflow_runs"`
 }
 
 // jobList is the body of jobs/<run_id>.json.
 type jobList struct {
-	TotalCount int            `json:"total_count"`
-	Jobs       []analysis.Job `json:"jobs"`
+	TotalCount int       `json:"total_count"`
+	Jobs       []gha.Job `json:"jobs"`
 }
 
 // Load reads a scenario directory through fsys (the CLI passes os.DirFS(dir)).
@@ -140,8 +140,8 @@ func loadExpect(fsys fs.FS) (*Expect, error) {
 
 // Run returns the run with the given id. When the listing holds several
 // attempts of one run, the latest attempt is returned.
-func (s *Scenario) Run(id int64) (analysis.Run, bool) {
-	var best analysis.Run
+func (s *Scenario) Run(id int64) (gha.Run, bool) {
+	var best gha.Run
 	found := false
 	for _, r := range s.Runs {
 		if r.ID == id && (!found || r.RunAttempt > best.RunAttempt) {
@@ -153,7 +153,7 @@ func (s *Scenario) Run(id int64) (analysis.Run, bool) {
 
 // Jobs reads jobs/<runID>.json and returns the jobs of the run's latest attempt
 // listed there. A missing file yields an error that wraps fs.ErrNotExist.
-func (s *Scenario) Jobs(runID int64) ([]analysis.Job, error) {
+func (s *Scenario) Jobs(runID int64) ([]gha.Job, error) {
 	var list jobList
 	if err := readJSON(s.fsys, JobsDir+"/"+strconv.FormatInt(runID, 10)+".json", &list); err != nil {
 		return nil, err
@@ -163,7 +163,7 @@ func (s *Scenario) Jobs(runID int64) ([]analysis.Job, error) {
 
 // latestAttempt keeps the jobs of the highest run_attempt present (a listing
 // made with filter=all holds every attempt).
-func latestAttempt(jobs []analysis.Job) []analysis.Job {
+func latestAttempt(jobs []gha.Job) []gha.Job {
 	maxAttempt := 0
 	for _, j := range jobs {
 		maxAttempt = max(maxAttempt, j.RunAttempt)

@@ -7,6 +7,8 @@ import (
 	"io/fs"
 	"slices"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/causal/catalogue"
@@ -35,7 +37,7 @@ type Input struct {
 	Workflow     Workflow
 	TriggerRunID int64
 	// Runs are the runs of the workflow, any order, every branch and event.
-	Runs []analysis.Run
+	Runs []gha.Run
 	// Source reads jobs of a run and job logs; absent data makes a run unknown.
 	Source history.Source
 	// Analyze analyses one job log; nil means analysis.Analyze.
@@ -60,7 +62,7 @@ type Input struct {
 // Known and Previous next time.
 type Outcome struct {
 	Diagnosis   *Diagnosis
-	Window      []analysis.Run
+	Window      []gha.Run
 	Occurrences []history.Occurrence
 	Classes     []history.Class
 }
@@ -122,8 +124,8 @@ func Diagnose(in Input) (*Outcome, error) {
 }
 
 // triggerRun finds the trigger run (latest attempt) and checks that it failed.
-func triggerRun(in Input) (analysis.Run, error) {
-	var trigger analysis.Run
+func triggerRun(in Input) (gha.Run, error) {
+	var trigger gha.Run
 	found := false
 	for _, r := range in.Runs {
 		if r.ID == in.TriggerRunID && (!found || r.RunAttempt > trigger.RunAttempt) {
@@ -146,7 +148,7 @@ func triggerRun(in Input) (analysis.Run, error) {
 
 // occurrences returns the occurrences of the window's failed runs, newest run
 // first, reusing known ones for the same run attempt.
-func occurrences(window []analysis.Run, in Input, analyze history.Analyzer) ([]history.Occurrence, error) {
+func occurrences(window []gha.Run, in Input, analyze history.Analyzer) ([]history.Occurrence, error) {
 	type attempt struct {
 		id int64
 		n  int
@@ -246,7 +248,7 @@ func triggerFirst(classes []history.Class, i int) []history.Class {
 	return append(out, classes[i+1:]...)
 }
 
-func runInfo(r analysis.Run, wf Workflow) RunInfo {
+func runInfo(r gha.Run, wf Workflow) RunInfo {
 	return RunInfo{ID: r.ID, Number: r.RunNumber, Attempt: r.RunAttempt, Workflow: cmp.Or(wf.Name, r.Name),
 		WorkflowPath: cmp.Or(wf.Path, r.Path), Branch: r.HeadBranch, HeadSHA: r.HeadSHA, Event: r.Event, HTMLURL: r.HTMLURL}
 }
@@ -268,7 +270,7 @@ func failureOf(o history.Occurrence) Failure {
 }
 
 // summarize is history.Summarize plus the count of unknown runs.
-func summarize(window []analysis.Run, occs []history.Occurrence) history.Window {
+func summarize(window []gha.Run, occs []history.Occurrence) history.Window {
 	w := history.Summarize(window)
 	w.Unknown = len(unknownRuns(occs))
 	return w

@@ -9,7 +9,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/analysis/scenario"
 )
 
@@ -29,7 +30,7 @@ type countingSource struct {
 	jobs, logs []int64
 }
 
-func (c *countingSource) Jobs(id int64) ([]analysis.Job, error) {
+func (c *countingSource) Jobs(id int64) ([]gha.Job, error) {
 	c.jobs = append(c.jobs, id)
 	return c.Scenario.Jobs(id)
 }
@@ -49,7 +50,7 @@ func TestDiagnoseTriggerErrors(t *testing.T) {
 	}
 	last = s.TriggerRunID
 	inProgress := FromScenario(s, Options{})
-	inProgress.Runs = append([]analysis.Run(nil), s.Runs...)
+	inProgress.Runs = append([]gha.Run(nil), s.Runs...)
 	inProgress.Runs[0].Status, inProgress.Runs[0].Conclusion = "in_progress", ""
 	tests := []struct {
 		name string

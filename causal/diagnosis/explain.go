@@ -8,6 +8,8 @@ import (
 	"slices"
 	"testing/fstest"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/causal"
@@ -70,8 +72,8 @@ func explainTrigger(in Input, out *Outcome, trig history.Occurrence, analyze his
 
 // triggerJob returns the trigger's failing job with its steps; a run without
 // jobs data gives a job that only has the occurrence's id and name.
-func triggerJob(src history.Source, trig history.Occurrence) (analysis.Job, error) {
-	job := analysis.Job{ID: trig.JobID, Name: trig.JobName, RunID: trig.RunID}
+func triggerJob(src history.Source, trig history.Occurrence) (gha.Job, error) {
+	job := gha.Job{ID: trig.JobID, Name: trig.JobName, RunID: trig.RunID}
 	jobs, err := src.Jobs(trig.RunID)
 	if errors.Is(err, fs.ErrNotExist) {
 		return job, nil
@@ -90,7 +92,7 @@ func triggerJob(src history.Source, trig history.Occurrence) (analysis.Job, erro
 // reanalyze analyses the trigger job's log again to get the whole result
 // (the running command, the step's line range, the endpoint), which an
 // occurrence does not keep. Without a log it rebuilds what the occurrence has.
-func reanalyze(src history.Source, job analysis.Job, trig history.Occurrence, analyze history.Analyzer) (*analysis.Result, error) {
+func reanalyze(src history.Source, job gha.Job, trig history.Occurrence, analyze history.Analyzer) (*analysis.Result, error) {
 	fromOccurrence := &analysis.Result{Lines: trig.Lines, Signature: trig.Signature, SignatureID: trig.SignatureID,
 		Step: &trig.Step, ExitCode: trig.ExitCode}
 	if trig.Unknown || job.ID == 0 {

@@ -12,6 +12,8 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/analysis"
 )
 
@@ -156,22 +158,22 @@ func addBaseline(b *analysis.Baseline, path string) error {
 
 // loadSteps reads the steps of one job from a jobs API response, a single
 // job object or an array of jobs.
-func loadSteps(path string, id int64, logPath string) ([]analysis.Step, error) {
+func loadSteps(path string, id int64, logPath string) ([]gha.Step, error) {
 	b, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("read jobs: %w", err)
 	}
-	var jobs []analysis.Job
+	var jobs []gha.Job
 	var list struct {
-		Jobs []analysis.Job `json:"jobs"`
+		Jobs []gha.Job `json:"jobs"`
 	}
-	var one analysis.Job
+	var one gha.Job
 	switch {
 	case json.Unmarshal(b, &list) == nil && list.Jobs != nil:
 		jobs = list.Jobs
 	case json.Unmarshal(b, &jobs) == nil:
 	case json.Unmarshal(b, &one) == nil && one.Steps != nil:
-		jobs = []analysis.Job{one}
+		jobs = []gha.Job{one}
 	default:
 		return nil, fmt.Errorf("parse jobs %s: not a jobs API response, job or job list", path)
 	}
@@ -184,7 +186,7 @@ func loadSteps(path string, id int64, logPath string) ([]analysis.Step, error) {
 
 // pickJob selects the job by id, by a log file named <job_id>.txt, or as the
 // only (failed) job.
-func pickJob(jobs []analysis.Job, id int64, logPath string) (analysis.Job, error) {
+func pickJob(jobs []gha.Job, id int64, logPath string) (gha.Job, error) {
 	if id == 0 {
 		base := strings.TrimSuffix(filepath.Base(logPath), filepath.Ext(logPath))
 		if v, err := strconv.ParseInt(base, 10, 64); err == nil {
@@ -195,7 +197,7 @@ func pickJob(jobs []analysis.Job, id int64, logPath string) (analysis.Job, error
 			}
 		}
 	}
-	var failed []analysis.Job
+	var failed []gha.Job
 	for _, j := range jobs {
 		if id != 0 && j.ID == id {
 			return j, nil
@@ -206,13 +208,13 @@ func pickJob(jobs []analysis.Job, id int64, logPath string) (analysis.Job, error
 	}
 	switch {
 	case id != 0:
-		return analysis.Job{}, fmt.Errorf("no job %d", id)
+		return gha.Job{}, fmt.Errorf("no job %d", id)
 	case len(jobs) == 1:
 		return jobs[0], nil
 	case len(failed) == 1:
 		return failed[0], nil
 	}
-	return analysis.Job{}, fmt.Errorf("%d jobs listed; pass --job ID", len(jobs))
+	return gha.Job{}, fmt.Errorf("%d jobs listed; pass --job ID", len(jobs))
 }
 
 // writeAnalysisText prints the readable form of a result.

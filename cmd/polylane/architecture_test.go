@@ -108,6 +108,9 @@ func architectureViolations(files []goFile) []string {
 				!strings.HasPrefix(f.pkg, "server/ghclient") && !strings.HasPrefix(f.pkg, "server/githubtest") {
 				out = append(out, f.path+": only server/ghclient and the simulator talk to GitHub, but it imports "+im)
 			}
+			if f.pkg == "analysis/gha" && strings.HasPrefix(im, module+"/") {
+				out = append(out, f.path+": the wire types are a leaf, but they import "+im)
+			}
 			if strings.HasPrefix(f.pkg, "store") && importsAny(im, []string{module + "/server", module + "/cmd"}) != "" {
 				out = append(out, f.path+": the store imports "+im)
 			}
@@ -151,7 +154,8 @@ func clockCalls(f goFile) []string {
 // TestArchitecture holds the architecture's rules as a test: analysis/ and
 // causal/ stay pure (no network, database, process, logger, GitHub client,
 // server or store package, no clock), only server/ghclient and the GitHub
-// simulator import go-github, the store does not import the server, and
+// simulator import go-github, GitHub's wire types (analysis/gha) are a
+// leaf, the store does not import the server, and
 // product code does not import test-support packages, and no code outside
 // tests has a func init().
 func TestArchitecture(t *testing.T) {
@@ -178,6 +182,7 @@ func TestArchitectureCatches(t *testing.T) {
 		bad("server/dashboard/x.go", "github.com/google/go-github/v66/github"),
 		bad("store/sqlite/x.go", module+"/server/webhook"),
 		bad("server/worker/x.go", module+"/causal/patch/patchtest"),
+		bad("analysis/gha/x.go", module+"/analysis"),
 	}
 	for _, c := range cases {
 		if v := architectureViolations([]goFile{c}); len(v) != 1 {

@@ -22,9 +22,9 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/polylane/polylane/analysis/scenario/scenariotest"
+	"github.com/polylane/polylane/cmd/loadgen"
 	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/githubtest"
-	"github.com/polylane/polylane/cmd/loadgen"
 	"github.com/polylane/polylane/server/webhook"
 )
 

@@ -13,7 +13,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/githubtest"
 )
@@ -23,7 +24,7 @@ import (
 var conversationScenario = filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "rs-go-gotestsum-flake")
 
 // prRun picks the scenario's failed pull-request run and its number.
-func (a *appUnderTest) prRun(t *testing.T) (analysis.Run, int) {
+func (a *appUnderTest) prRun(t *testing.T) (gha.Run, int) {
 	t.Helper()
 	for _, r := range a.sc.Runs {
 		if r.Event == "pull_request" && r.Conclusion == "failure" && len(r.PullRequests) > 0 {
@@ -31,7 +32,7 @@ func (a *appUnderTest) prRun(t *testing.T) (analysis.Run, int) {
 		}
 	}
 	t.Fatal("no failed pull-request run")
-	return analysis.Run{}, 0
+	return gha.Run{}, 0
 }
 
 // comment posts a comment as login and delivers its event.

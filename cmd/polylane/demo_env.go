@@ -15,9 +15,10 @@ import (
 	"strconv"
 	"time"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/rs/zerolog"
 
-	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/scenario"
 	"github.com/polylane/polylane/server/githubtest"
 	"github.com/polylane/polylane/server/githubtest/demoscenario"
@@ -47,7 +48,7 @@ type demoEnv struct {
 
 	sim     *githubtest.Server
 	repo    string
-	trig    analysis.Run
+	trig    gha.Run
 	mainRun int // runs on the default branch, for the banner
 
 	url        string // Polylane's base URL, http://host:port
@@ -76,7 +77,7 @@ func startDemo(ctx context.Context, f *demoFlags, run demoServerFunc, out io.Wri
 	env := &demoEnv{dir: dir, keep: f.keep, timeout: f.timeout, repo: s.Repository.FullName, serverDone: make(chan error, 1)}
 	env.trig, _ = s.Run(s.TriggerRunID)
 	for _, r := range s.Runs {
-		if analysis.OnDefaultBranch(r, analysis.Repository{ID: s.Repository.ID, FullName: s.Repository.FullName}, s.Repository.DefaultBranch) {
+		if gha.OnDefaultBranch(r, gha.Repository{ID: s.Repository.ID, FullName: s.Repository.FullName}, s.Repository.DefaultBranch) {
 			env.mainRun++
 		}
 	}

@@ -16,7 +16,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/analysis/scenario"
 	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 	"github.com/polylane/polylane/causal/diagnosis"
@@ -247,7 +248,7 @@ func checkDefaultBranchFix(t *testing.T, app *appUnderTest, d githubtest.Deliver
 
 // pullRequestFailure picks a failed pull_request run of the scenario that
 // lists its pull request.
-func pullRequestFailure(t *testing.T, app *appUnderTest) (analysis.Run, int) {
+func pullRequestFailure(t *testing.T, app *appUnderTest) (gha.Run, int) {
 	t.Helper()
 	for _, r := range app.sc.Runs {
 		if r.Event == "pull_request" && r.Failed() && r.Conclusion == "failure" {
@@ -259,7 +260,7 @@ func pullRequestFailure(t *testing.T, app *appUnderTest) (analysis.Run, int) {
 		}
 	}
 	t.Skip("the scenario has no failed pull-request run")
-	return analysis.Run{}, 0
+	return gha.Run{}, 0
 }
 
 // checkPullRequestFailure delivers a pull-request failure, then a second

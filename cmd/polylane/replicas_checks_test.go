@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/server/report"
 	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
@@ -33,7 +34,7 @@ func openRigStore(t *testing.T, g *replicaRig) store.Store {
 // checkOnce asserts the first round: one diagnose job per run, worked
 // once (attempt 1) and completed, jobs worked by both replicas, every
 // delivery done and every diagnosis stored.
-func checkOnce(t *testing.T, g *replicaRig, runs []analysis.Run, a, b *replica) {
+func checkOnce(t *testing.T, g *replicaRig, runs []gha.Run, a, b *replica) {
 	t.Helper()
 	perRun := map[int64]int{}
 	workers := map[string]bool{}
@@ -62,7 +63,7 @@ func checkOnce(t *testing.T, g *replicaRig, runs []analysis.Run, a, b *replica) 
 
 // checkDeliveriesAndDiagnoses asserts that every delivery sent so far is
 // done and that each run has its diagnosis for attempts 1..upTo.
-func checkDeliveriesAndDiagnoses(t *testing.T, g *replicaRig, runs []analysis.Run, upTo int) {
+func checkDeliveriesAndDiagnoses(t *testing.T, g *replicaRig, runs []gha.Run, upTo int) {
 	t.Helper()
 	st := openRigStore(t, g)
 	ctx := context.Background()

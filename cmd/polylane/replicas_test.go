@@ -14,9 +14,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/jackc/pgx/v5"
 
-	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/scenario"
 	"github.com/polylane/polylane/server/githubtest"
 )
@@ -215,8 +216,8 @@ func (g *replicaRig) leader(t *testing.T) string {
 }
 
 // failedRuns are the scenario's failed runs that have logs.
-func failedRuns(sc *scenario.Scenario) []analysis.Run {
-	var out []analysis.Run
+func failedRuns(sc *scenario.Scenario) []gha.Run {
+	var out []gha.Run
 	for _, r := range sc.Runs {
 		if r.Conclusion == "failure" && r.Failed() {
 			out = append(out, r)

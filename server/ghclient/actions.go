@@ -9,9 +9,9 @@ import (
 	"net/url"
 	"strconv"
 
-	"github.com/google/go-github/v66/github"
+	"github.com/polylane/polylane/analysis/gha"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/google/go-github/v66/github"
 )
 
 // RunsQuery selects one page of a workflow's runs.
@@ -28,7 +28,7 @@ type RunsQuery struct {
 
 // RunsPage is one page of runs, newest first.
 type RunsPage struct {
-	Runs       []analysis.Run
+	Runs       []gha.Run
 	TotalCount int
 	// NextPage is the following page, 0 on the last.
 	NextPage int
@@ -40,7 +40,7 @@ type RunsPage struct {
 }
 
 // ListRuns lists one page of a workflow's runs, conditionally when q.ETag
-// is set. Run objects decode into analysis.Run, whose JSON names are
+// is set. Run objects decode into gha.Run, whose JSON names are
 // GitHub's.
 func (r *Repo) ListRuns(ctx context.Context, q RunsQuery) (RunsPage, error) {
 	v := url.Values{}
@@ -69,8 +69,8 @@ func (r *Repo) ListRuns(ctx context.Context, q RunsQuery) (RunsPage, error) {
 			req.Header.Set("If-None-Match", q.ETag)
 		}
 		var body struct {
-			TotalCount int            `json:"total_count"`
-			Runs       []analysis.Run `json:"workflow_runs"`
+			TotalCount int       `json:"total_count"`
+			Runs       []gha.Run `json:"workflow_runs"`
 		}
 		resp, err := r.gh.Do(ctx, req, &body)
 		var er *github.ErrorResponse
@@ -88,8 +88,8 @@ func (r *Repo) ListRuns(ctx context.Context, q RunsQuery) (RunsPage, error) {
 }
 
 // ListJobs lists the jobs of one attempt of a run, every page.
-func (r *Repo) ListJobs(ctx context.Context, runID int64, attempt int) ([]analysis.Job, error) {
-	var jobs []analysis.Job
+func (r *Repo) ListJobs(ctx context.Context, runID int64, attempt int) ([]gha.Job, error) {
+	var jobs []gha.Job
 	op := fmt.Sprintf("list jobs of run %d attempt %d of %s", runID, attempt, r.FullName())
 	for page := 1; page > 0 && page <= 50; {
 		path := fmt.Sprintf("repos/%s/%s/actions/runs/%d/attempts/%d/jobs?per_page=100&page=%d",
@@ -101,7 +101,7 @@ func (r *Repo) ListJobs(ctx context.Context, runID int64, attempt int) ([]analys
 				return nil, err
 			}
 			var body struct {
-				Jobs []analysis.Job `json:"jobs"`
+				Jobs []gha.Job `json:"jobs"`
 			}
 			resp, err := r.gh.Do(ctx, req, &body)
 			if err != nil {

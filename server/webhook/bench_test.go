@@ -17,9 +17,9 @@ import (
 	"github.com/riverqueue/river"
 	"github.com/rs/zerolog"
 
+	"github.com/polylane/polylane/cmd/loadgen"
 	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/githubtest"
-	"github.com/polylane/polylane/cmd/loadgen"
 	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/storetest"

@@ -10,9 +10,10 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/riverqueue/river"
 
-	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/store"
 )
 
@@ -236,16 +237,16 @@ func (h *Handler) pullRequest(ctx context.Context, d *Delivery) (Outcome, error)
 
 // headRepository is the head_repository object of a workflow_run: a fork
 // for a fork's pull request.
-type headRepository = analysis.Repository
+type headRepository = gha.Repository
 
 // lifecycle queues the fix pull request check after a successful run on
-// the default branch (analysis.OnDefaultBranch: never a pull request's
+// the default branch (gha.OnDefaultBranch: never a pull request's
 // run, a fork's "main" included) of a repository that has an open fix
 // pull request.
 func (h *Handler) lifecycle(ctx context.Context, d *Delivery) (Outcome, error) {
 	run, repo := d.env.WorkflowRun, d.env.Repository
-	head := analysis.Run{Event: run.Event, HeadBranch: run.HeadBranch, HeadRepository: run.HeadRepository}
-	if !analysis.OnDefaultBranch(head, analysis.Repository{ID: repo.ID, FullName: repo.FullName}, repo.DefaultBranch) {
+	head := gha.Run{Event: run.Event, HeadBranch: run.HeadBranch, HeadRepository: run.HeadRepository}
+	if !gha.OnDefaultBranch(head, gha.Repository{ID: repo.ID, FullName: repo.FullName}, repo.DefaultBranch) {
 		return ignore("conclusion success is not diagnosed"), nil
 	}
 	open, err := h.fixes.hasOpen(ctx, h.opts.Store, repo.ID)

@@ -5,9 +5,9 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/riverqueue/river"
+	"github.com/polylane/polylane/analysis/gha"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/riverqueue/river"
 )
 
 // Job kinds besides webhook.KindDiagnose.
@@ -60,7 +60,7 @@ func (FixArgs) InsertOpts() river.InsertOpts {
 
 // runPayload is what the worker reads from a workflow_run delivery.
 type runPayload struct {
-	Run        analysis.Run
+	Run        gha.Run
 	HeadOwner  string // owner of the head repository (a fork for fork PRs)
 	Triggerer  string // triggering_actor login
 	Workflow   workflowRef
@@ -96,9 +96,9 @@ func parseRunPayload(payload []byte) (*runPayload, error) {
 	}
 	var extra struct {
 		HeadRepository *struct {
-			Owner analysis.Account `json:"owner"`
+			Owner gha.Account `json:"owner"`
 		} `json:"head_repository"`
-		TriggeringActor *analysis.Account `json:"triggering_actor"`
+		TriggeringActor *gha.Account `json:"triggering_actor"`
 	}
 	_ = json.Unmarshal(env.Run, &extra) // optional fields: absent is fine
 	if extra.HeadRepository != nil {

@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/githubtest"
 	"github.com/polylane/polylane/server/webhook"
@@ -21,7 +22,7 @@ import (
 var conversationScenario = filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "rs-go-gotestsum-flake")
 
 // prFailure picks a failed pull_request run that lists its pull request.
-func (r *rig) prFailure(t *testing.T) (analysis.Run, int) {
+func (r *rig) prFailure(t *testing.T) (gha.Run, int) {
 	t.Helper()
 	for _, run := range r.sc.Runs {
 		if run.Event == "pull_request" && run.Conclusion == "failure" {
@@ -33,7 +34,7 @@ func (r *rig) prFailure(t *testing.T) (analysis.Run, int) {
 		}
 	}
 	t.Fatal("the scenario has no failed pull-request run")
-	return analysis.Run{}, 0
+	return gha.Run{}, 0
 }
 
 // diagnoseAndPublish works the diagnose and publish jobs of a run.

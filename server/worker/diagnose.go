@@ -9,9 +9,10 @@ import (
 	"io/fs"
 	"sync"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/rs/zerolog"
 
-	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/server"
@@ -133,7 +134,7 @@ func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a webhook.D
 }
 
 // withTrigger puts the delivery's run (its attempt) among the runs.
-func withTrigger(runs []analysis.Run, trigger analysis.Run) []analysis.Run {
+func withTrigger(runs []gha.Run, trigger gha.Run) []gha.Run {
 	for i, r := range runs {
 		if r.ID == trigger.ID && r.RunAttempt == trigger.RunAttempt {
 			runs[i] = trigger
@@ -171,7 +172,7 @@ func (t *trackedSource) Err() error {
 }
 
 // Jobs implements history.Source.
-func (t *trackedSource) Jobs(runID int64) ([]analysis.Job, error) {
+func (t *trackedSource) Jobs(runID int64) ([]gha.Job, error) {
 	jobs, err := t.src.Jobs(runID)
 	return jobs, t.keep(err)
 }

@@ -4,9 +4,10 @@ import (
 	"cmp"
 	"context"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/rs/zerolog"
 
-	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 )
@@ -16,11 +17,11 @@ import (
 // does not name its head repository (one stored by an older version)
 // counts as one too, since building its fix from the default branch is the
 // safe choice.
-func forkRun(repo store.Repository, run analysis.Run) bool {
+func forkRun(repo store.Repository, run gha.Run) bool {
 	if run.HeadRepository == nil {
 		return pullRequestEvent(run.Event)
 	}
-	return analysis.HeadFromFork(run, analysis.Repository{ID: repo.ID, FullName: repo.FullName})
+	return gha.HeadFromFork(run, gha.Repository{ID: repo.ID, FullName: repo.FullName})
 }
 
 // fromDefaultBranch returns pub itself, unless its run is a fork's: then

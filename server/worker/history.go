@@ -6,7 +6,8 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/store"
 )
@@ -36,7 +37,7 @@ type syncState struct {
 //     known (a gap).
 //
 // The trigger run, from the delivery, is always part of the result.
-func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, workflowID int64, trigger analysis.Run, window int) ([]analysis.Run, error) {
+func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, workflowID int64, trigger gha.Run, window int) ([]gha.Run, error) {
 	key := fmt.Sprintf("runs:%d:%d:%s", repoID, workflowID, trigger.HeadBranch)
 	var state syncState
 	entry, err := w.st.GetCacheEntry(ctx, key)
@@ -95,10 +96,10 @@ func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, work
 // windowMembers counts the runs that may fall in the trigger's window:
 // completed, of the same event group and head repository, not newer than
 // the trigger.
-func windowMembers(runs []analysis.Run, trigger analysis.Run) int {
+func windowMembers(runs []gha.Run, trigger gha.Run) int {
 	n := 0
 	for _, r := range runs {
-		if r.Completed() && pullRequestEvent(r.Event) == pullRequestEvent(trigger.Event) && analysis.SameHeadRepository(r, trigger) &&
+		if r.Completed() && pullRequestEvent(r.Event) == pullRequestEvent(trigger.Event) && gha.SameHeadRepository(r, trigger) &&
 			!r.CreatedAt.After(trigger.CreatedAt) {
 			n++
 		}
@@ -132,7 +133,7 @@ func (w *Worker) storedRunIDs(ctx context.Context, repoID, workflowID int64, bra
 
 // storeRuns stores listed runs and returns how many were not known
 // (completed) before; it adds them to known.
-func (w *Worker) storeRuns(ctx context.Context, repoID int64, runs []analysis.Run, known map[store.RunKey]bool) (int, error) {
+func (w *Worker) storeRuns(ctx context.Context, repoID int64, runs []gha.Run, known map[store.RunKey]bool) (int, error) {
 	recs := make([]store.WorkflowRun, 0, len(runs))
 	fresh := 0
 	for _, r := range runs {
@@ -155,7 +156,7 @@ func (w *Worker) storeRuns(ctx context.Context, repoID int64, runs []analysis.Ru
 }
 
 // storeRuns1 stores one run.
-func (w *Worker) storeRuns1(ctx context.Context, repoID int64, r analysis.Run) error {
+func (w *Worker) storeRuns1(ctx context.Context, repoID int64, r gha.Run) error {
 	rec, err := runRecord(repoID, r)
 	if err != nil {
 		return err
@@ -164,7 +165,7 @@ func (w *Worker) storeRuns1(ctx context.Context, repoID int64, r analysis.Run) e
 }
 
 // runRecord is the store's record of a run, with the run itself as detail.
-func runRecord(repoID int64, r analysis.Run) (store.WorkflowRun, error) {
+func runRecord(repoID int64, r gha.Run) (store.WorkflowRun, error) {
 	detail, err := json.Marshal(r)
 	if err != nil {
 		return store.WorkflowRun{}, fmt.Errorf("encode run %d: %w", r.ID, err)
@@ -182,8 +183,8 @@ func runRecord(repoID int64, r analysis.Run) (store.WorkflowRun, error) {
 
 // loadRuns reads the stored history of the trigger's workflow and branch
 // (the newest runs, enough for the window).
-func (w *Worker) loadRuns(ctx context.Context, repoID, workflowID int64, trigger analysis.Run, window int) ([]analysis.Run, error) {
-	var out []analysis.Run
+func (w *Worker) loadRuns(ctx context.Context, repoID, workflowID int64, trigger gha.Run, window int) ([]gha.Run, error) {
+	var out []gha.Run
 	q := store.RunQuery{RepositoryID: repoID, WorkflowID: workflowID, Branch: trigger.HeadBranch, Limit: 500}
 	for len(out) < storedRunsCap {
 		page, err := w.st.ListRuns(ctx, q)
@@ -202,13 +203,13 @@ func (w *Worker) loadRuns(ctx context.Context, repoID, workflowID int64, trigger
 }
 
 // runOf turns a stored run back into the pipeline's run.
-func runOf(rec store.WorkflowRun) analysis.Run {
-	var r analysis.Run
+func runOf(rec store.WorkflowRun) gha.Run {
+	var r gha.Run
 	if len(rec.Detail) > 0 && json.Unmarshal(rec.Detail, &r) == nil && r.ID == rec.RunID {
 		r.RunAttempt = rec.Attempt
 		return r
 	}
-	return analysis.Run{ID: rec.RunID, Name: rec.WorkflowName, RunNumber: rec.RunNumber, RunAttempt: rec.Attempt,
+	return gha.Run{ID: rec.RunID, Name: rec.WorkflowName, RunNumber: rec.RunNumber, RunAttempt: rec.Attempt,
 		WorkflowID: rec.WorkflowID, Path: rec.WorkflowPath, HeadSHA: rec.HeadSHA, HeadBranch: rec.Branch,
 		Event: rec.Event, Status: rec.Status, Conclusion: rec.Conclusion, HTMLURL: rec.HTMLURL, CreatedAt: rec.CreatedAt}
 }

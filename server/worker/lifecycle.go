@@ -5,9 +5,10 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/rs/zerolog"
 
-	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/report"
 	"github.com/polylane/polylane/server/webhook"
@@ -160,10 +161,10 @@ func closingText(c store.FailureClass, branch string, clean int) string {
 }
 
 // onDefaultBranch reports whether run is a run of the repository's default
-// branch (analysis.OnDefaultBranch: never a pull request's run, a fork's
+// branch (gha.OnDefaultBranch: never a pull request's run, a fork's
 // "main" included).
-func onDefaultBranch(repo store.Repository, run analysis.Run) bool {
-	return analysis.OnDefaultBranch(run, analysis.Repository{ID: repo.ID, FullName: repo.FullName}, repo.DefaultBranch)
+func onDefaultBranch(repo store.Repository, run gha.Run) bool {
+	return gha.OnDefaultBranch(run, gha.Repository{ID: repo.ID, FullName: repo.FullName}, repo.DefaultBranch)
 }
 
 // runsSince counts the completed runs of a workflow on the default branch

@@ -8,7 +8,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/causal/patch"
 	"github.com/polylane/polylane/store"
@@ -32,11 +33,11 @@ func (r *rig) storedDiagnosis(t testing.TB, runID int64, attempt int) (store.Dia
 // otherFailure returns the newest failed run of the trigger's branch and
 // event before the trigger: another trigger whose history is cached.
 func otherFailure(t testing.TB, sc interface {
-	Run(int64) (analysis.Run, bool)
-}, runs []analysis.Run, trigger int64) analysis.Run {
+	Run(int64) (gha.Run, bool)
+}, runs []gha.Run, trigger int64) gha.Run {
 	t.Helper()
 	trig, _ := sc.Run(trigger)
-	var best analysis.Run
+	var best gha.Run
 	for _, r := range runs {
 		if r.ID != trigger && r.Failed() && r.HeadBranch == trig.HeadBranch && r.Event == trig.Event &&
 			r.CreatedAt.Before(trig.CreatedAt) && r.CreatedAt.After(best.CreatedAt) {

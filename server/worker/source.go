@@ -9,7 +9,8 @@ import (
 	"os"
 	"sync"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/store"
 )
@@ -18,12 +19,12 @@ import (
 // history cache or GitHub (then stored), logs are downloaded once into a
 // temporary directory and reopened from there.
 type source struct {
-	jobs    func(runID int64) ([]analysis.Job, error)
+	jobs    func(runID int64) ([]gha.Job, error)
 	openLog func(jobID int64) (io.ReadCloser, error)
 }
 
 // Jobs returns the jobs of a run's attempt in the window.
-func (s source) Jobs(runID int64) ([]analysis.Job, error) { return s.jobs(runID) }
+func (s source) Jobs(runID int64) ([]gha.Job, error) { return s.jobs(runID) }
 
 // OpenLog opens a job's raw log.
 func (s source) OpenLog(jobID int64) (io.ReadCloser, error) { return s.openLog(jobID) }
@@ -37,7 +38,7 @@ func (w *Worker) newSource(ctx context.Context, gh *ghclient.Repo, repoID int64,
 	}
 	var mu sync.Mutex
 	logs := map[int64]string{}
-	jobs := func(runID int64) ([]analysis.Job, error) {
+	jobs := func(runID int64) ([]gha.Job, error) {
 		key := store.RunKey{RepositoryID: repoID, RunID: runID, Attempt: max(attempts[runID], 1)}
 		return w.runJobs(ctx, gh, key)
 	}
@@ -62,7 +63,7 @@ func (w *Worker) newSource(ctx context.Context, gh *ghclient.Repo, repoID int64,
 
 // runJobs returns a run attempt's jobs from the store, or lists them on
 // GitHub and stores them (a completed attempt's jobs do not change).
-func (w *Worker) runJobs(ctx context.Context, gh *ghclient.Repo, key store.RunKey) ([]analysis.Job, error) {
+func (w *Worker) runJobs(ctx context.Context, gh *ghclient.Repo, key store.RunKey) ([]gha.Job, error) {
 	stored, err := w.st.ListJobs(ctx, key)
 	if err != nil {
 		return nil, err
@@ -124,7 +125,7 @@ func (r resettable) Reset() error {
 }
 
 // jobRecord is the store's record of a job.
-func jobRecord(j analysis.Job) store.WorkflowJob {
+func jobRecord(j gha.Job) store.WorkflowJob {
 	rec := store.WorkflowJob{ID: j.ID, Name: j.Name, Status: j.Status, Conclusion: j.Conclusion,
 		StartedAt: j.StartedAt, CompletedAt: j.CompletedAt, HTMLURL: j.HTMLURL}
 	for _, s := range j.Steps {
@@ -135,14 +136,14 @@ func jobRecord(j analysis.Job) store.WorkflowJob {
 }
 
 // jobsOf turns stored jobs back into the pipeline's jobs.
-func jobsOf(key store.RunKey, recs []store.WorkflowJob) []analysis.Job {
-	out := make([]analysis.Job, 0, len(recs))
+func jobsOf(key store.RunKey, recs []store.WorkflowJob) []gha.Job {
+	out := make([]gha.Job, 0, len(recs))
 	for _, r := range recs {
-		j := analysis.Job{ID: r.ID, RunID: key.RunID, RunAttempt: key.Attempt, Name: r.Name, Status: r.Status,
+		j := gha.Job{ID: r.ID, RunID: key.RunID, RunAttempt: key.Attempt, Name: r.Name, Status: r.Status,
 			Conclusion: r.Conclusion, HTMLURL: r.HTMLURL, StartedAt: r.StartedAt, CompletedAt: r.CompletedAt,
-			Steps: []analysis.Step{}}
+			Steps: []gha.Step{}}
 		for _, s := range r.Steps {
-			j.Steps = append(j.Steps, analysis.Step{Number: s.Number, Name: s.Name, Status: s.Status,
+			j.Steps = append(j.Steps, gha.Step{Number: s.Number, Name: s.Name, Status: s.Status,
 				Conclusion: s.Conclusion, StartedAt: s.StartedAt, CompletedAt: s.CompletedAt})
 		}
 		out = append(out, j)

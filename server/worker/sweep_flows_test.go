@@ -8,7 +8,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/polylane/polylane/analysis"
+	"github.com/polylane/polylane/analysis/gha"
+
 	"github.com/polylane/polylane/server/githubtest"
 	"github.com/polylane/polylane/server/report"
 	"github.com/polylane/polylane/store"
@@ -37,11 +38,11 @@ type sweepStage struct {
 
 // flowState is what a flow's steps share.
 type flowState struct {
-	run      analysis.Run // the failed run delivered
-	number   int          // the pull request of a pull-request flow
-	accepted []string     // GUIDs answered 202
-	rejected []string     // GUIDs answered 401
-	comment  int64        // the comment with the command, in the mention flow
+	run      gha.Run  // the failed run delivered
+	number   int      // the pull request of a pull-request flow
+	accepted []string // GUIDs answered 202
+	rejected []string // GUIDs answered 401
+	comment  int64    // the comment with the command, in the mention flow
 	// forgedComment and forgedRun are what the rejected deliveries were
 	// about: nothing may be published for them.
 	forgedComment int64
@@ -167,7 +168,7 @@ func (a *sweepApp) forge(t testing.TB, s *flowState, ev githubtest.Event) {
 // failedRun returns a failed run of the scenario other than skip, of the
 // event wanted, with a pull request of the repository when event is
 // pull_request.
-func (a *sweepApp) failedRun(t testing.TB, event string, skip int64) (analysis.Run, int) {
+func (a *sweepApp) failedRun(t testing.TB, event string, skip int64) (gha.Run, int) {
 	t.Helper()
 	for _, r := range a.sc.Runs {
 		if r.ID == skip || r.Event != event || r.Conclusion != "failure" {
@@ -183,7 +184,7 @@ func (a *sweepApp) failedRun(t testing.TB, event string, skip int64) (analysis.R
 		}
 	}
 	t.Fatalf("the scenario has no other failed %s run", event)
-	return analysis.Run{}, 0
+	return gha.Run{}, 0
 }
 
 func (a *sweepApp) runEvent(t testing.TB, runID int64) githubtest.Event {
@@ -294,7 +295,7 @@ func expectMention(t testing.TB, a *sweepApp, s *flowState) {
 
 // expectDiagnosed checks that a workflow_run delivery ended done with its
 // diagnosis stored.
-func (a *sweepApp) expectDiagnosed(t testing.TB, guid string, run analysis.Run) {
+func (a *sweepApp) expectDiagnosed(t testing.TB, guid string, run gha.Run) {
 	t.Helper()
 	a.expectDelivery(t, guid, store.DeliveryDone)
 	key := store.RunKey{RepositoryID: a.sc.Repository.ID, RunID: run.ID, Attempt: max(run.RunAttempt, 1)}

@@ -1,4 +1,8 @@
-package analysis
+// Package gha holds GitHub Actions' wire types: runs, jobs and steps with
+// the fields of GitHub's REST representation that Polylane uses, so that an
+// API listing or a scenario directory unmarshals into them directly. It is a
+// leaf: it imports nothing of Polylane, and every layer may use it.
+package gha
 
 import "time"
 
@@ -107,10 +111,4 @@ type Step struct {
 	Conclusion  string    `json:"conclusion"`
 	StartedAt   time.Time `json:"started_at,omitzero"`
 	CompletedAt time.Time `json:"completed_at,omitzero"`
-}
-
-// StepRef names a step by number and name; it is what the diagnosis reports.
-type StepRef struct {
-	Number int    `json:"number"`
-	Name   string `json:"name"`
 }
