@@ -3,6 +3,12 @@
 // directory named by POLYLANE_SHARED_DIR, by default "shared" beside the
 // repository root. What a test needs and cannot find skips it with one
 // message, or fails it when CI=true.
+//
+// It also holds the golden-file helpers every package's tests use: Golden
+// compares an output with its committed file, GoldenDir a generated
+// directory with the committed one, and with UPDATE=1 both write instead.
+// The package sits under analysis/, the bottom layer, so that tests of every
+// layer (analysis, causal, server, cmd) can import it; it is for tests only.
 package scenariotest
 
 import (
