@@ -1,9 +1,7 @@
 package analysis
 
 import (
-	"bytes"
 	"encoding/json"
-	"flag"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,9 +9,8 @@ import (
 	"time"
 
 	"github.com/polylane/polylane/analysis/gha"
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
-
-var update = flag.Bool("update", os.Getenv("UPDATE") == "1", "rewrite golden files")
 
 // jobsFile is the jobs API response shape used by testdata.
 type jobsFile struct {
@@ -33,23 +30,10 @@ func readSteps(t *testing.T, path string) []gha.Step {
 	return jf.Jobs[0].Steps
 }
 
-// golden compares got with testdata/<name>, rewriting it with UPDATE=1.
+// golden compares got with testdata/<name> (UPDATE=1 rewrites it).
 func golden(t *testing.T, name string, got []byte) {
 	t.Helper()
-	path := filepath.Join("testdata", name)
-	if *update {
-		if err := os.WriteFile(path, got, 0o644); err != nil {
-			t.Fatal(err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("%v (run with UPDATE=1 to create it)", err)
-	}
-	if !bytes.Equal(got, want) {
-		t.Errorf("%s differs from the golden file (run with UPDATE=1 after checking):\n%s", name, got)
-	}
+	scenariotest.Golden(t, filepath.Join("testdata", name), got)
 }
 
 type scanDump struct {

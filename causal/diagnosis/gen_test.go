@@ -5,17 +5,14 @@ import (
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
-	"os"
-	"path/filepath"
-	"slices"
 	"strings"
-	"testing"
 	"time"
 )
 
-// The synthetic scenarios under testdata/scenarios are written by
-// TestGenerateScenarios when UPDATE=1. Each is described by a history string,
-// oldest run first, one code per run (the last run is the trigger):
+// The synthetic scenarios under testdata/scenarios are rendered from
+// genScenarios; TestGeneratedScenariosMatchTheirGenerators checks them and
+// UPDATE=1 writes them. Each is described by a history string, oldest run
+// first, one code per run (the last run is the trigger):
 //
 //	.  push run, success           A B C  push run failing with that failure
 //	a  failure A, log missing      j      failure A, jobs file missing
@@ -182,28 +179,6 @@ var genScenarios = []genScenario{
 		expect: map[string]any{"trigger_step": "Unit tests", "window": map[string]int{"runs": 13, "failed": 4},
 			"trigger_cluster_count": 4, "clusters_in_trigger_step": 1, "verdict": "flaky", "first_bad_sha": nil,
 			"cause_line_contains": "TestSearchSuggestions", "pattern": "intermittent"}},
-}
-
-func TestGenerateScenarios(t *testing.T) {
-	if os.Getenv("UPDATE") == "" {
-		t.Skip("set UPDATE=1 to regenerate testdata/scenarios")
-	}
-	for _, g := range append(slices.Clone(genScenarios), secretInLog) {
-		dir := filepath.Join("testdata", "scenarios", g.name)
-		if err := os.RemoveAll(dir); err != nil {
-			t.Fatal(err)
-		}
-		files := g.files()
-		for name, data := range files {
-			path := filepath.Join(dir, filepath.FromSlash(name))
-			if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
-				t.Fatal(err)
-			}
-			if err := os.WriteFile(path, data, 0o644); err != nil {
-				t.Fatal(err)
-			}
-		}
-	}
 }
 
 // firstBadCode is the failure code named by the expected first_bad_sha

@@ -15,10 +15,12 @@ import (
 	"time"
 )
 
-// The realistic scenarios under testdata/scenarios/rs-* are written by
-// TestGenerateRealisticScenarios when UPDATE=1. Each describes one invented
-// repository (its workflow, harness files and product files), a history of
-// runs and the failures that happen in it, and renders the directory as
+// The realistic scenarios under testdata/scenarios/rs-* are rendered from
+// their specs, testdata/specs/<name>.txtar (realistic_spec_test.go);
+// TestGeneratedScenariosMatchTheirGenerators checks them and UPDATE=1
+// writes them. Each describes one invented repository (its workflow,
+// harness files and product files), a history of runs and the failures that
+// happen in it, and renders the directory as
 // GitHub serves it: runs.json newest first with GitHub's fields, jobs files
 // with step timings, raw job logs (BOM, 7-digit timestamps, groups, cyan
 // script echo, ANSI colour, post steps, orphan clean-up). Volatile parts
@@ -142,21 +144,7 @@ type rsRun struct {
 	pr      int
 }
 
-func TestGenerateRealisticScenarios(t *testing.T) {
-	if os.Getenv("UPDATE") == "" {
-		t.Skip("set UPDATE=1 to regenerate testdata/scenarios/rs-*")
-	}
-	for _, s := range rsScenarios() {
-		dir := filepath.Join("testdata", "scenarios", s.name)
-		if err := os.RemoveAll(dir); err != nil {
-			t.Fatal(err)
-		}
-		if err := writeFiles(dir, s.render()); err != nil {
-			t.Fatal(err)
-		}
-	}
-}
-
+// writeFiles writes files (slash-separated paths) under dir.
 func writeFiles(dir string, files map[string][]byte) error {
 	for name, data := range files {
 		path := filepath.Join(dir, filepath.FromSlash(name))
@@ -449,7 +437,7 @@ func compactJSON(v any) []byte {
 // be among failure.lines. It is strict: a gap fails the test with the lines
 // the engine chose.
 func TestRealisticEngineCauseLines(t *testing.T) {
-	for _, s := range rsScenarios() {
+	for _, s := range rsScenarios(t) {
 		if s.expect.engineCause == "" {
 			continue
 		}

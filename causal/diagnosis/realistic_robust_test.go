@@ -13,63 +13,15 @@ import (
 	"github.com/polylane/polylane/causal/patch/patchtest"
 )
 
-// rsWindowsNuGet: a .NET service built on windows-latest with pwsh steps;
-// NuGet's service index is unreachable now and then.
-func rsWindowsNuGet() *rsScenario {
-	workflow := `name: build
-
-on:
-  push:
-    branches: [main]
-
-jobs:
-  test:
-    runs-on: windows-latest
-    steps:
-      - uses: actions/checkout@v4
-      - uses: actions/setup-dotnet@v4
-        with:
-          dotnet-version: '8.0.x'
-      - name: Restore
-        run: dotnet restore Ledger.sln
-      - name: Test
-        run: dotnet test Ledger.sln --no-restore --logger trx
-`
-	ws := `D:\a\ledger-api\ledger-api`
-	return &rsScenario{
-		name: "rs-windows-nuget", repo: "northbeam/ledger-api", repoID: 612004871, workflow: "build",
-		path: ".github/workflows/build.yml", wfID: 55123004, jobName: "test", runner: rsRunner{labels: []string{"windows-latest"}, windows: true},
-		steps: []rsStep{checkout(),
-			{uses: "actions/setup-dotnet@v4", with: []string{"dotnet-version: 8.0.x"}, secs: [2]int{5, 20}, out: func(*rsCtx) []string {
-				return []string{`[command]C:\Users\runneradmin\AppData\Local\Temp\dotnet-install.ps1 -Channel 8.0`, "dotnet-install: Installed version is 8.0.404"}
-			}},
-			{name: "Restore", run: []string{"dotnet restore Ledger.sln"}, secs: [2]int{20, 40}, out: func(*rsCtx) []string {
-				return []string{"  Determining projects to restore...", `  Restored ` + ws + `\src\Ledger.Api\Ledger.Api.csproj (in 9.1 sec).`}
-			}},
-			{name: "Test", run: []string{"dotnet test Ledger.sln --no-restore --logger trx"}, secs: [2]int{60, 90}, out: func(*rsCtx) []string {
-				return []string{"Passed!  - Failed:     0, Passed:   412, Skipped:     3, Total:   415, Duration: 41 s - Ledger.Tests.dll (net8.0)"}
-			}},
-		},
-		files:   map[string]string{".github/workflows/build.yml": workflow, "Ledger.sln": "Microsoft Visual Studio Solution File, Format Version 12.00\n"},
-		history: "....N.......N.....N....N",
-		failures: map[byte]rsFailure{
-			'N': {step: "Restore", exit: 1, secs: [2]int{100, 110}, out: func(*rsCtx) []string {
-				return []string{"  Determining projects to restore...",
-					ws + `\src\Ledger.Api\Ledger.Api.csproj : error NU1301: Unable to load the service index for source https://api.nuget.org/v3/index.json. [` + ws + `\Ledger.sln]`,
-					ws + `\tests\Ledger.Tests\Ledger.Tests.csproj : error NU1301: Unable to load the service index for source https://api.nuget.org/v3/index.json. [` + ws + `\Ledger.sln]`}
-			}},
-		},
-		authors: []string{"m-ostrowski"}, messages: []string{"Ledger: close periods", "Api: paging"},
-		start: time.Date(2026, 10, 1, 8, 0, 0, 0, time.UTC),
-	}
-}
-
 // robustCase is a variant of a realistic scenario that stresses the
 // pipeline's input handling.
 type robustCase struct {
-	name   string
-	build  func() *rsScenario
-	adjust func(files map[string][]byte)
+	name string
+	// spec names the realistic scenario the case starts from.
+	spec   string
+	adjust func(s *rsScenario)
+	// adjustFiles changes the rendered scenario directory.
+	adjustFiles func(files map[string][]byte)
 	// mechanism is the category the pipeline must report ("" = any).
 	mechanism causal.Category
 	patch     bool
@@ -78,29 +30,26 @@ type robustCase struct {
 
 func TestRealisticRobustness(t *testing.T) {
 	cases := []robustCase{
-		{name: "repo without the workflow file", build: func() *rsScenario {
-			s := rsWaitBeforeCreate()
+		{name: "repo without the workflow file", spec: "rs-operator-wait-before-create", adjust: func(s *rsScenario) {
 			delete(s.files, s.path)
-			return s
 		}},
-		{name: "failing uses step with an unknown message", mechanism: causal.Unknown, build: func() *rsScenario {
-			s := rsBrokenCredentials()
-			s.failures['L'] = rsFailure{step: "Log in to Quay", out: func(*rsCtx) []string {
-				return []string{"##[error]Invalid value 'quay.io/v2' for input 'registry': expected a host name"}
-			}}
-			return s
-		}},
-		{name: "windows runner with backslash paths", mechanism: causal.TransientNetwork, build: rsWindowsNuGet},
-		{name: "log without group markers", mechanism: causal.TransientNetwork, patch: true, build: rsPipNetwork,
-			adjust: func(files map[string][]byte) {
+		{name: "failing uses step with an unknown message", mechanism: causal.Unknown, spec: "rs-kotlin-release-missing-secret",
+			adjust: func(s *rsScenario) {
+				s.failures['L'] = rsFailure{step: "Log in to Quay", out: func(*rsCtx) []string {
+					return []string{"##[error]Invalid value 'quay.io/v2' for input 'registry': expected a host name"}
+				}}
+			}},
+		{name: "windows runner with backslash paths", mechanism: causal.TransientNetwork, spec: "rs-windows-nuget"},
+		{name: "log without group markers", mechanism: causal.TransientNetwork, patch: true, spec: "rs-python-pip-network",
+			adjustFiles: func(files map[string][]byte) {
 				for name, data := range files {
 					if strings.HasPrefix(name, "logs/") {
 						files[name] = dropLines(data, "##[group]", "##[endgroup]")
 					}
 				}
 			}},
-		{name: "20k-line failing log", mechanism: causal.ResourceExhaustion, patch: true, budget: 60 * time.Second, build: rsOOM,
-			adjust: func(files map[string][]byte) {
+		{name: "20k-line failing log", mechanism: causal.ResourceExhaustion, patch: true, budget: 60 * time.Second, spec: "rs-rust-release-oom",
+			adjustFiles: func(files map[string][]byte) {
 				for name, data := range files {
 					if strings.HasPrefix(name, "logs/") {
 						files[name] = padBefore(data, "Caused by:", 20000)
@@ -114,11 +63,14 @@ func TestRealisticRobustness(t *testing.T) {
 }
 
 func checkRobust(t *testing.T, tc robustCase) {
-	s := tc.build()
+	s := rsLoad(t, tc.spec)
+	if tc.adjust != nil {
+		tc.adjust(s)
+	}
 	files := s.render()
 	delete(files, "expect.json")
-	if tc.adjust != nil {
-		tc.adjust(files)
+	if tc.adjustFiles != nil {
+		tc.adjustFiles(files)
 	}
 	dir := t.TempDir()
 	if err := writeFiles(dir, files); err != nil {

@@ -7,6 +7,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
 
 func TestAssessSyntheticRepos(t *testing.T) {
@@ -188,30 +190,13 @@ func TestAssessNilRepo(t *testing.T) {
 	}
 }
 
-// goldenJSON compares v, as indented JSON, with testdata/golden/name,
-// rewriting the file when UPDATE=1.
+// goldenJSON compares v, as indented JSON, with testdata/golden/name
+// (UPDATE=1 rewrites it).
 func goldenJSON(t *testing.T, name string, v any) {
 	t.Helper()
 	got, err := json.MarshalIndent(v, "", "  ")
 	if err != nil {
 		t.Fatalf("marshal: %v", err)
 	}
-	got = append(got, '\n')
-	file := filepath.Join("testdata", "golden", name)
-	if os.Getenv("UPDATE") == "1" {
-		if err := os.MkdirAll(filepath.Dir(file), 0o755); err != nil {
-			t.Fatalf("mkdir: %v", err)
-		}
-		if err := os.WriteFile(file, got, 0o644); err != nil {
-			t.Fatalf("write golden: %v", err)
-		}
-		return
-	}
-	want, err := os.ReadFile(file)
-	if err != nil {
-		t.Fatalf("read golden (regenerate with UPDATE=1): %v", err)
-	}
-	if string(got) != string(want) {
-		t.Errorf("%s differs from the golden file (UPDATE=1 rewrites it)\ngot:\n%s", name, got)
-	}
+	scenariotest.Golden(t, filepath.Join("testdata", "golden", name), append(got, '\n'))
 }

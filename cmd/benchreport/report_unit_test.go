@@ -5,6 +5,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
 
 func parseFile(t *testing.T, name string) Output {
@@ -57,19 +59,7 @@ func TestRenderGolden(t *testing.T) {
 		outs[step] = parseFile(t, step+".txt")
 	}
 	got := Render(Rows(outs))
-	golden := filepath.Join("testdata", "report.golden.md")
-	if os.Getenv("UPDATE") == "1" {
-		if err := os.WriteFile(golden, []byte(got), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if got != string(want) {
-		t.Errorf("table differs from %s (UPDATE=1 rewrites it):\n%s", golden, got)
-	}
+	scenariotest.Golden(t, filepath.Join("testdata", "report.golden.md"), []byte(got))
 	for _, must := range []string{"| yes |", "| no |", "n/a"} {
 		if must != "n/a" && !strings.Contains(got, must) {
 			t.Errorf("the table has no %q cell", must)

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
 
 // synthetic is a scenario written by the diagnosis package's generator.
@@ -96,22 +98,7 @@ func TestDiagnoseText(t *testing.T) {
 	if code != exitOK {
 		t.Fatalf("code %d: %s", code, errOut)
 	}
-	golden := filepath.Join("testdata", "diagnose-regression.txt")
-	if os.Getenv("UPDATE") != "" {
-		if err := os.MkdirAll("testdata", 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(golden, []byte(out), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	want, err := os.ReadFile(golden)
-	if err != nil {
-		t.Fatalf("%v (run with UPDATE=1)", err)
-	}
-	if out != string(want) {
-		t.Errorf("text output differs from %s:\n%s", golden, out)
-	}
+	scenariotest.Golden(t, filepath.Join("testdata", "diagnose-regression.txt"), []byte(out))
 }
 
 func TestDiagnoseMarkdown(t *testing.T) {

@@ -4,10 +4,10 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 	"github.com/polylane/polylane/causal/diagnosis"
 )
 
@@ -25,41 +25,10 @@ func loadFixture(t testing.TB, name string) *diagnosis.Diagnosis {
 	return &d
 }
 
-// golden compares got with testdata/<file>, rewriting it when UPDATE=1.
+// golden compares got with testdata/<file> (UPDATE=1 rewrites it).
 func golden(t *testing.T, file, got string) {
 	t.Helper()
-	path := filepath.Join("testdata", file)
-	if os.Getenv("UPDATE") == "1" {
-		if err := os.WriteFile(path, []byte(got), 0o644); err != nil {
-			t.Fatalf("write golden: %v", err)
-		}
-		return
-	}
-	want, err := os.ReadFile(path)
-	if err != nil {
-		t.Fatalf("read golden (run with UPDATE=1 to create it): %v", err)
-	}
-	if string(want) != got {
-		t.Errorf("%s differs from the rendering (run with UPDATE=1 to accept):\n%s", file, firstDiff(string(want), got))
-	}
-}
-
-// firstDiff shows the first differing line.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var a, b string
-		if i < len(w) {
-			a = w[i]
-		}
-		if i < len(g) {
-			b = g[i]
-		}
-		if a != b {
-			return "line " + strconv.Itoa(i+1) + ":\n  want " + a + "\n  got  " + b
-		}
-	}
-	return "(no line differs)"
+	scenariotest.Golden(t, filepath.Join("testdata", file), []byte(got))
 }
 
 // fixtureCase is one fixture with its options and what its comment must say.

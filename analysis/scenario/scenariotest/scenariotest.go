@@ -2,8 +2,13 @@
 // tests and benchmarks read in place, never copied into the repository: the
 // directory named by POLYLANE_SHARED_DIR, by default "shared" beside the
 // repository root. What a test needs and cannot find skips it with one
-// message, or fails it when CI=true. PrintedTokens lists the GitHub tokens
-// a scenario's logs print, for the tests that check none is republished.
+// message, or fails it when CI=true.
+//
+// It also holds the golden-file helpers every package's tests use: Golden
+// compares an output with its committed file, GoldenDir a generated
+// directory with the committed one, and with UPDATE=1 both write instead.
+// The package sits under analysis/, the bottom layer, so that tests of every
+// layer (analysis, causal, server, cmd) can import it; it is for tests only.
 package scenariotest
 
 import (

@@ -16,6 +16,7 @@ import (
 	"github.com/chromedp/cdproto/emulation"
 	"github.com/chromedp/chromedp"
 
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 	"github.com/polylane/polylane/server/dashboard/dashboardtest"
 )
 
@@ -177,7 +178,7 @@ func screenshot(t *testing.T, ctx context.Context, dir, name string) {
 	if err := os.WriteFile(filepath.Join(dir, name+".png"), png, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if os.Getenv("UPDATE") == "1" && !strings.HasPrefix(name, "demo-") {
+	if scenariotest.Updating() && !strings.HasPrefix(name, "demo-") {
 		docs := filepath.Join("..", "..", "..", "docs", "screenshots")
 		if err := os.MkdirAll(docs, 0o755); err != nil {
 			t.Fatal(err)

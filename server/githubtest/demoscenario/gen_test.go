@@ -7,12 +7,13 @@ import (
 	"io/fs"
 	"math/rand/v2"
 	"os"
-	"path"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"testing"
 	"time"
+
+	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 )
 
 // The generator of the embedded scenario. scenario/repo/ is written by
@@ -176,57 +177,7 @@ func TestGenerated(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if os.Getenv("UPDATE") == "1" {
-		writeGenerated(t, g.files)
-	}
-	for _, name := range slices.Sorted(mapsKeys(g.files)) {
-		got, err := os.ReadFile(filepath.Join(dataDir, filepath.FromSlash(name)))
-		if err != nil {
-			t.Errorf("%s: %v (regenerate with UPDATE=1)", name, err)
-			continue
-		}
-		if !bytes.Equal(got, g.files[name]) {
-			t.Errorf("%s differs from the generator's output (regenerate with UPDATE=1)", name)
-		}
-	}
-	for _, dir := range []string{"jobs", "logs"} {
-		entries, _ := os.ReadDir(filepath.Join(dataDir, dir))
-		for _, e := range entries {
-			if _, ok := g.files[path.Join(dir, e.Name())]; !ok {
-				t.Errorf("%s/%s is not generated any more (regenerate with UPDATE=1)", dir, e.Name())
-			}
-		}
-	}
-}
-
-// writeGenerated replaces the generated part of scenario/.
-func writeGenerated(t *testing.T, files map[string][]byte) {
-	t.Helper()
-	for _, dir := range []string{"jobs", "logs"} {
-		if err := os.RemoveAll(filepath.Join(dataDir, dir)); err != nil {
-			t.Fatal(err)
-		}
-	}
-	for name, data := range files {
-		p := filepath.Join(dataDir, filepath.FromSlash(name))
-		if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-			t.Fatal(err)
-		}
-		if err := os.WriteFile(p, data, 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	t.Logf("wrote %d files under %s", len(files), dataDir)
-}
-
-func mapsKeys(m map[string][]byte) func(func(string) bool) {
-	return func(yield func(string) bool) {
-		for k := range m {
-			if !yield(k) {
-				return
-			}
-		}
-	}
+	scenariotest.GoldenDir(t, dataDir, g.files, "repo")
 }
 
 // TestPlanShape checks the history has the shape the brief asks for: 60 to
