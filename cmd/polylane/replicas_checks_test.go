@@ -9,10 +9,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/analysis/gha"
 
 	"github.com/polylane/polylane/server/report"
-	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/postgres"
 )
@@ -42,7 +43,7 @@ func checkOnce(t *testing.T, g *replicaRig, runs []gha.Run, a, b *replica) {
 		for _, id := range j.by {
 			workers[id] = true
 		}
-		if j.kind != webhook.KindDiagnose {
+		if j.kind != jobs.KindDiagnose {
 			continue
 		}
 		perRun[j.run]++

@@ -10,97 +10,16 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/analysis/gha"
 
-	"github.com/riverqueue/river"
-
 	"github.com/polylane/polylane/store"
-)
-
-// Job kinds of the conversation features.
-const (
-	KindMention     = "polylane_mention"
-	KindPullRequest = "polylane_pull_request"
-	KindLifecycle   = "polylane_lifecycle"
 )
 
 // FixBranchPrefix starts the branch of every fix pull request Polylane
 // opens.
 const FixBranchPrefix = "polylane/fix-"
-
-// MentionArgs answers the "@polylane" commands of one comment. River keeps
-// one per (repository, comment, commands), so a redelivery adds no job and
-// an edit that changes the commands adds one.
-type MentionArgs struct {
-	DeliveryGUID   string    `json:"delivery_guid"`
-	InstallationID int64     `json:"installation_id"`
-	RepositoryID   int64     `json:"repository_id" river:"unique"`
-	Number         int       `json:"number"`
-	PullRequest    bool      `json:"pull_request"`
-	CommentID      int64     `json:"comment_id" river:"unique"`
-	Author         string    `json:"author"`
-	Commands       []Command `json:"commands"`
-	// Key is a digest of the commands, which makes an edited comment with
-	// new commands a new job.
-	Key string `json:"key" river:"unique"`
-}
-
-// Kind names the job.
-func (MentionArgs) Kind() string { return KindMention }
-
-// InsertOpts makes the job unique, with bounded attempts.
-func (MentionArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 8, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
-// Pull request actions a PullRequestArgs carries.
-const (
-	PullSynchronize = "synchronize"
-	PullClosed      = "closed"
-)
-
-// PullRequestArgs acts on a pull request event: "synchronize" marks the
-// pull request's assessment stale; "closed" records how a fix pull request
-// ended (merged, with its merge time, or closed).
-type PullRequestArgs struct {
-	DeliveryGUID   string    `json:"delivery_guid"`
-	InstallationID int64     `json:"installation_id"`
-	RepositoryID   int64     `json:"repository_id" river:"unique"`
-	Number         int       `json:"number" river:"unique"`
-	Action         string    `json:"action" river:"unique"`
-	HeadSHA        string    `json:"head_sha" river:"unique"`
-	HeadRef        string    `json:"head_ref"`
-	Merged         bool      `json:"merged"`
-	ClosedAt       time.Time `json:"closed_at"`
-}
-
-// Kind names the job.
-func (PullRequestArgs) Kind() string { return KindPullRequest }
-
-// InsertOpts makes the job unique, with bounded attempts.
-func (PullRequestArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 8, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
-// LifecycleArgs checks the open fix pull requests of a repository after a
-// run of a workflow on the default branch: one whose class has not recurred
-// for long enough is commented on and closed.
-type LifecycleArgs struct {
-	DeliveryGUID   string `json:"delivery_guid"`
-	InstallationID int64  `json:"installation_id"`
-	RepositoryID   int64  `json:"repository_id" river:"unique"`
-	WorkflowID     int64  `json:"workflow_id"`
-	RunID          int64  `json:"run_id" river:"unique"`
-	Attempt        int    `json:"attempt" river:"unique"`
-}
-
-// Kind names the job.
-func (LifecycleArgs) Kind() string { return KindLifecycle }
-
-// InsertOpts makes the job unique, with bounded attempts.
-func (LifecycleArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 5, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
 
 // userPayload is a user object of a delivery.
 type userPayload struct {
@@ -158,7 +77,7 @@ func (h *Handler) issueComment(ctx context.Context, d *Delivery) (Outcome, error
 	if !installed {
 		return ignore("repository " + repo.FullName + " is not installed"), nil
 	}
-	args := MentionArgs{DeliveryGUID: d.GUID, InstallationID: d.InstallationID, RepositoryID: repo.ID,
+	args := jobs.MentionArgs{DeliveryGUID: d.GUID, InstallationID: d.InstallationID, RepositoryID: repo.ID,
 		Number: p.Issue.Number, PullRequest: len(p.Issue.PullRequest) > 0 && string(p.Issue.PullRequest) != "null",
 		CommentID: p.Comment.ID, Author: p.Comment.User.Login, Commands: cmds, Key: commandsKey(cmds)}
 	return Outcome{Job: args, Reason: fmt.Sprintf("%d command(s) of comment %d queued", len(cmds), p.Comment.ID)}, nil
@@ -205,11 +124,11 @@ func (h *Handler) pullRequest(ctx context.Context, d *Delivery) (Outcome, error)
 	switch {
 	case repo == nil || repo.ID <= 0 || d.InstallationID <= 0 || number <= 0:
 		return ignore("no pull request, repository or installation in the payload"), nil
-	case d.Action == PullClosed && !strings.HasPrefix(pr.Head.Ref, FixBranchPrefix):
+	case d.Action == jobs.PullClosed && !strings.HasPrefix(pr.Head.Ref, FixBranchPrefix):
 		return ignore("closed pull request is not a fix pull request"), nil
-	case d.Action == PullClosed && pr.Head.Repo != nil && pr.Head.Repo.ID != repo.ID:
+	case d.Action == jobs.PullClosed && pr.Head.Repo != nil && pr.Head.Repo.ID != repo.ID:
 		return ignore("closed pull request comes from a fork"), nil
-	case d.Action != PullClosed && d.Action != PullSynchronize:
+	case d.Action != jobs.PullClosed && d.Action != jobs.PullSynchronize:
 		return ignore("pull_request " + d.Action + " is not acted on"), nil
 	}
 	installed, err := h.ensureInstalled(ctx, d.InstallationID, *repo)
@@ -219,7 +138,7 @@ func (h *Handler) pullRequest(ctx context.Context, d *Delivery) (Outcome, error)
 	if !installed {
 		return ignore("repository " + repo.FullName + " is not installed"), nil
 	}
-	args := PullRequestArgs{DeliveryGUID: d.GUID, InstallationID: d.InstallationID, RepositoryID: repo.ID,
+	args := jobs.PullRequestArgs{DeliveryGUID: d.GUID, InstallationID: d.InstallationID, RepositoryID: repo.ID,
 		Number: number, Action: d.Action, HeadSHA: pr.Head.SHA, HeadRef: pr.Head.Ref, Merged: pr.Merged || pr.MergedAt != nil}
 	if args.HeadSHA == "" {
 		args.HeadSHA = p.After
@@ -229,7 +148,7 @@ func (h *Handler) pullRequest(ctx context.Context, d *Delivery) (Outcome, error)
 		args.ClosedAt = pr.MergedAt.UTC()
 	case pr.ClosedAt != nil:
 		args.ClosedAt = pr.ClosedAt.UTC()
-	case d.Action == PullClosed:
+	case d.Action == jobs.PullClosed:
 		args.ClosedAt = d.ReceivedAt.UTC()
 	}
 	return Outcome{Job: args, Reason: fmt.Sprintf("pull request #%d %s queued", number, d.Action)}, nil
@@ -260,7 +179,7 @@ func (h *Handler) lifecycle(ctx context.Context, d *Delivery) (Outcome, error) {
 	if err != nil || !installed {
 		return ignore("repository " + repo.FullName + " is not installed"), err
 	}
-	args := LifecycleArgs{DeliveryGUID: d.GUID, InstallationID: d.InstallationID, RepositoryID: repo.ID,
+	args := jobs.LifecycleArgs{DeliveryGUID: d.GUID, InstallationID: d.InstallationID, RepositoryID: repo.ID,
 		WorkflowID: run.WorkflowID, RunID: run.ID, Attempt: max(run.RunAttempt, 1)}
 	return Outcome{Job: args, Reason: fmt.Sprintf("run %d checked against open fix pull requests", run.ID)}, nil
 }

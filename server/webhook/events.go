@@ -8,33 +8,10 @@ import (
 	"net/http"
 	"strings"
 
-	"github.com/riverqueue/river"
+	"github.com/polylane/polylane/server/jobs"
 
 	"github.com/polylane/polylane/store"
 )
-
-// DiagnoseArgs is the job of an accepted workflow_run delivery: diagnose
-// one attempt of a run. River keeps one per (repository, run, attempt), so a
-// second delivery for the same attempt adds no job.
-type DiagnoseArgs struct {
-	DeliveryGUID   string `json:"delivery_guid"`
-	InstallationID int64  `json:"installation_id"`
-	RepositoryID   int64  `json:"repository_id" river:"unique"`
-	RunID          int64  `json:"run_id" river:"unique"`
-	Attempt        int    `json:"attempt" river:"unique"`
-}
-
-// KindDiagnose names the diagnose job.
-const KindDiagnose = "polylane_diagnose"
-
-// Kind names the job.
-func (DiagnoseArgs) Kind() string { return KindDiagnose }
-
-// InsertOpts makes the job unique by its marked arguments, with a bounded
-// number of attempts (River backs off between them).
-func (DiagnoseArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 8, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
 
 // account is the owner of an installation or a repository.
 type account struct {
@@ -73,7 +50,7 @@ func (h *Handler) workflowRun(ctx context.Context, d *Delivery) (Outcome, error)
 	if !installed {
 		return ignore("repository " + repo.FullName + " is not installed"), nil
 	}
-	args := DiagnoseArgs{DeliveryGUID: d.GUID, InstallationID: d.InstallationID, RepositoryID: repo.ID,
+	args := jobs.DiagnoseArgs{DeliveryGUID: d.GUID, InstallationID: d.InstallationID, RepositoryID: repo.ID,
 		RunID: run.ID, Attempt: max(run.RunAttempt, 1)}
 	return Outcome{Job: args, Reason: fmt.Sprintf("run %d attempt %d queued for diagnosis", args.RunID, args.Attempt)}, nil
 }

@@ -18,6 +18,7 @@ import (
 	"github.com/riverqueue/river"
 
 	"github.com/polylane/polylane/server"
+	"github.com/polylane/polylane/server/jobs"
 	"github.com/polylane/polylane/store"
 )
 
@@ -85,7 +86,7 @@ type Options struct {
 const DefaultGatherWindow = time.Millisecond
 
 // DefaultFailingConclusions start a diagnosis unless configured otherwise.
-var DefaultFailingConclusions = []string{"failure", "timed_out"}
+var DefaultFailingConclusions = jobs.DefaultFailingConclusions
 
 // AllFailingConclusions are every conclusion of a workflow run that is not
 // a success. A server whose repositories choose their conclusions in

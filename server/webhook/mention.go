@@ -4,6 +4,8 @@ import (
 	"strings"
 	"unicode"
 	"unicode/utf8"
+
+	"github.com/polylane/polylane/server/jobs"
 )
 
 // Bounds of mention parsing: a comment is hostile input.
@@ -17,23 +19,8 @@ const (
 	maxCommentScan = 65536
 )
 
-// Command is one "@polylane <name> [args]" line of a comment.
-type Command struct {
-	// Name is the command word, lower-cased ("help", "why", …); it may be
-	// a word Polylane does not know, which is answered with the usage.
-	Name string `json:"name"`
-	// Args is the rest of the line, trimmed and bounded.
-	Args string `json:"args,omitempty"`
-}
-
-// Key is the command's identity within one comment: its name and its
-// arguments, as one line.
-func (c Command) Key() string {
-	if c.Args == "" {
-		return c.Name
-	}
-	return c.Name + " " + c.Args
-}
+// Command is one "@polylane <name> [args]" line of a comment (jobs.Command).
+type Command = jobs.Command
 
 // ParseMentions returns the commands a comment gives to any of handles
 // (logins without "@", such as "polylane"), in order, at most MaxCommands.

@@ -5,12 +5,14 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/server/webhook"
 )
 
 func TestParseMentions(t *testing.T) {
 	handles := []string{"polylane", "acme-polylane"}
-	type cmd = webhook.Command
+	type cmd = jobs.Command
 	tests := []struct {
 		name, body string
 		want       []cmd

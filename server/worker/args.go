@@ -6,57 +6,7 @@ import (
 	"strings"
 
 	"github.com/polylane/polylane/analysis/gha"
-
-	"github.com/riverqueue/river"
 )
-
-// Job kinds besides webhook.KindDiagnose.
-const (
-	KindPublish = "polylane_publish"
-	KindFix     = "polylane_fix_pr"
-)
-
-// PublishArgs publishes the stored diagnosis of one run attempt: the sticky comment
-// on its pull request, the regression comment, and the fix pull request job.
-// River keeps one per (repository, run, attempt).
-type PublishArgs struct {
-	DeliveryGUID   string `json:"delivery_guid"`
-	InstallationID int64  `json:"installation_id"`
-	RepositoryID   int64  `json:"repository_id" river:"unique"`
-	RunID          int64  `json:"run_id" river:"unique"`
-	Attempt        int    `json:"attempt" river:"unique"`
-}
-
-// Kind names the job.
-func (PublishArgs) Kind() string { return KindPublish }
-
-// InsertOpts makes the job unique, with bounded attempts.
-func (PublishArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 8, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
-
-// FixArgs opens or updates the fix pull request of a failure class from the
-// diagnosis of one run attempt. River keeps one per (repository, class, run, attempt).
-type FixArgs struct {
-	DeliveryGUID   string `json:"delivery_guid"`
-	InstallationID int64  `json:"installation_id"`
-	RepositoryID   int64  `json:"repository_id" river:"unique"`
-	ClassID        string `json:"class_id" river:"unique"`
-	RunID          int64  `json:"run_id" river:"unique"`
-	Attempt        int    `json:"attempt" river:"unique"`
-	// Requested is set when someone asked for the fix ("@polylane fix"):
-	// a new fix pull request is opened even when an earlier one of the
-	// class was closed.
-	Requested bool `json:"requested,omitempty"`
-}
-
-// Kind names the job.
-func (FixArgs) Kind() string { return KindFix }
-
-// InsertOpts makes the job unique, with bounded attempts.
-func (FixArgs) InsertOpts() river.InsertOpts {
-	return river.InsertOpts{MaxAttempts: 8, UniqueOpts: river.UniqueOpts{ByArgs: true}}
-}
 
 // runPayload is what the worker reads from a workflow_run delivery.
 type runPayload struct {

@@ -9,6 +9,8 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/rs/zerolog"
@@ -52,7 +54,7 @@ func TestPatchNoLongerApplies(t *testing.T) {
 	if err := repo.MoveBranch(ctx, r.sc.Repository.DefaultBranch, moved, false); err != nil {
 		t.Fatal(err)
 	}
-	fa := FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+	fa := jobs.FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
 		ClassID: doc.TriggerClass, RunID: a.RunID, Attempt: a.Attempt}
 	if err := r.w.fix(ctx, fa); err != nil {
 		t.Fatalf("fix job: %v (want an explained state, not an error)", err)
@@ -103,7 +105,7 @@ func TestNoCredentials(t *testing.T) {
 		t.Fatal(err)
 	}
 	w := &Worker{opts: Options{Store: st}, st: st, log: zerolog.Nop()}
-	err := w.run(ctx, &rivertype.JobRow{Kind: KindPublish, Attempt: 1, MaxAttempts: 8}, "g", "publish", func(context.Context) error { return nil })
+	err := w.run(ctx, &rivertype.JobRow{Kind: jobs.KindPublish, Attempt: 1, MaxAttempts: 8}, "g", "publish", func(context.Context) error { return nil })
 	var cancel *river.JobCancelError
 	if !errors.As(err, &cancel) {
 		t.Fatalf("err = %v, want a cancelled job", err)
@@ -215,7 +217,7 @@ func TestRegressionComment(t *testing.T) {
 	if doc.Verdict.Kind != "regression" || doc.Verdict.FirstBadSHA == nil || doc.Patch != nil {
 		t.Fatalf("diagnosis: verdict %s, first bad %v, patch %v", doc.Verdict.Kind, doc.Verdict.FirstBadSHA, doc.Patch != nil)
 	}
-	pa := PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
 	for range 2 {
 		if err := r.w.publish(ctx, pa); err != nil {
 			t.Fatal(err)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/server/report"
 )
 
@@ -130,7 +132,7 @@ func (w *Worker) requestFix(ctx context.Context, c *conversation, _ string) (str
 		return fmt.Sprintf("The diagnosis proposes no harness patch (verdict `%s`), so there is no fix pull request to open. Nothing was changed.\n",
 			clipText(inertCode(pub.doc.Verdict.Kind), 40)), "no patch", nil
 	}
-	res, err := w.fixPull(ctx, FixArgs{DeliveryGUID: c.a.DeliveryGUID, InstallationID: c.a.InstallationID, RepositoryID: c.repo.ID,
+	res, err := w.fixPull(ctx, jobs.FixArgs{DeliveryGUID: c.a.DeliveryGUID, InstallationID: c.a.InstallationID, RepositoryID: c.repo.ID,
 		ClassID: class, RunID: pub.rec.RunID, Attempt: pub.rec.Attempt, Requested: true})
 	if err != nil {
 		return "", "", err

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/analysis/gha"
 
 	"github.com/polylane/polylane/server/ghclient"
@@ -38,14 +40,14 @@ func (r *rig) prFailure(t *testing.T) (gha.Run, int) {
 }
 
 // diagnoseAndPublish works the diagnose and publish jobs of a run.
-func (r *rig) diagnoseAndPublish(t *testing.T, runID int64) webhook.DiagnoseArgs {
+func (r *rig) diagnoseAndPublish(t *testing.T, runID int64) jobs.DiagnoseArgs {
 	t.Helper()
 	ctx := testCtx(t)
 	a := r.deliver(t, runID)
 	if err := r.w.diagnose(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	pa := PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
 	if err := r.w.publish(ctx, pa); err != nil {
 		t.Fatal(err)
 	}
@@ -54,7 +56,7 @@ func (r *rig) diagnoseAndPublish(t *testing.T, runID int64) webhook.DiagnoseArgs
 
 // say posts a comment as login, delivers its issue_comment event through
 // the webhook and returns the mention job it queues.
-func (r *rig) say(t *testing.T, number int, login, body string) webhook.MentionArgs {
+func (r *rig) say(t *testing.T, number int, login, body string) jobs.MentionArgs {
 	t.Helper()
 	id, err := r.sim.AddIssueComment(r.repo, number, login, body)
 	if err != nil {
@@ -66,7 +68,7 @@ func (r *rig) say(t *testing.T, number int, login, body string) webhook.MentionA
 	}
 	guid := fmt.Sprintf("comment-%d", id)
 	r.post(t, ev, guid)
-	return webhook.MentionArgs{DeliveryGUID: guid, InstallationID: r.sc.InstallationID, RepositoryID: r.sc.Repository.ID,
+	return jobs.MentionArgs{DeliveryGUID: guid, InstallationID: r.sc.InstallationID, RepositoryID: r.sc.Repository.ID,
 		Number: number, PullRequest: true, CommentID: id, Author: login, Commands: webhook.ParseMentions(body, []string{"polylane"})}
 }
 
@@ -152,7 +154,7 @@ func TestCommands(t *testing.T) {
 			if err := r.sim.SetPermission(r.repo, "reader", "read"); err != nil {
 				t.Fatal(err)
 			}
-			work := func(a webhook.MentionArgs) string {
+			work := func(a jobs.MentionArgs) string {
 				t.Helper()
 				before := len(r.replies(number))
 				if err := r.w.mention(ctx, a); err != nil {

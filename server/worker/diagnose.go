@@ -9,6 +9,8 @@ import (
 	"io/fs"
 	"sync"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/analysis/gha"
 
 	"github.com/rs/zerolog"
@@ -17,7 +19,6 @@ import (
 	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/ghclient"
-	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 )
 
@@ -26,7 +27,7 @@ import (
 // classes, and enqueues publishing in the transaction that stores it. Every
 // step reads before it writes, so a job interrupted anywhere converges when
 // it runs again.
-func (w *Worker) diagnose(ctx context.Context, a webhook.DiagnoseArgs) error {
+func (w *Worker) diagnose(ctx context.Context, a jobs.DiagnoseArgs) error {
 	log := zerolog.Ctx(ctx)
 	d, err := w.st.GetDelivery(ctx, a.DeliveryGUID)
 	if isNotFound(err) {
@@ -83,7 +84,7 @@ func (w *Worker) diagnose(ctx context.Context, a webhook.DiagnoseArgs) error {
 // runPipeline gathers the inputs of the pure pipeline and runs it; the
 // causal stage reads the repository's files at treeSHA (the run's head,
 // or for the fix of a fork's pull request the default branch's head).
-func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a webhook.DiagnoseArgs, p *runPayload, window int, treeSHA string) (*diagnosis.Outcome, error) {
+func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a jobs.DiagnoseArgs, p *runPayload, window int, treeSHA string) (*diagnosis.Outcome, error) {
 	trigger := p.Run
 	trigger.RunAttempt = a.Attempt
 	runs, err := w.runHistory(ctx, gh, a.RepositoryID, p.Workflow.ID, trigger, window)
@@ -213,7 +214,7 @@ func (w *Worker) cached(ctx context.Context, repoID, workflowID int64) ([]histor
 
 // save stores the occurrences the diagnosis computed, its classes, and the
 // diagnosis itself with its publish job (one transaction for those two).
-func (w *Worker) save(ctx context.Context, a webhook.DiagnoseArgs, p *runPayload, out *diagnosis.Outcome) (int64, error) {
+func (w *Worker) save(ctx context.Context, a jobs.DiagnoseArgs, p *runPayload, out *diagnosis.Outcome) (int64, error) {
 	if err := w.saveOccurrences(ctx, a.RepositoryID, p.Workflow.ID, out); err != nil {
 		return 0, err
 	}
@@ -226,12 +227,12 @@ func (w *Worker) save(ctx context.Context, a webhook.DiagnoseArgs, p *runPayload
 	}
 	rec := store.Diagnosis{RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt, Document: doc,
 		Verdict: out.Diagnosis.Verdict.Kind, ClassID: out.Diagnosis.TriggerClass}
-	var jobs []store.Job
+	var next []store.Job
 	if w.opts.Publish {
-		jobs = append(jobs, store.Job{Args: PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
+		next = append(next, store.Job{Args: jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
 			RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}})
 	}
-	return w.st.PutDiagnosis(ctx, rec, jobs...)
+	return w.st.PutDiagnosis(ctx, rec, next...)
 }
 
 // saveOccurrences stores the occurrences of the window with their class,
@@ -350,7 +351,7 @@ func (w *Worker) saveClasses(ctx context.Context, repoID int64, p *runPayload, o
 // configuration does not choose.
 func (w *Worker) serverConclusions() []string {
 	if w.opts.FailingConclusions == nil {
-		return webhook.DefaultFailingConclusions
+		return jobs.DefaultFailingConclusions
 	}
 	return w.opts.FailingConclusions
 }

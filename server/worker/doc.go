@@ -13,7 +13,7 @@
 // lost). The narrator, when configured and opted in, only words text: its
 // output is never parsed for commands.
 //
-// A diagnose job (webhook.DiagnoseArgs) brings the history cache up to date
+// A diagnose job (jobs.DiagnoseArgs) brings the history cache up to date
 // with few GitHub calls (a conditional listing of the first page of runs,
 // jobs and logs only for runs not seen before, the trigger's tree by commit
 // and files by blob name, fetched when the causal stage reads them), runs the

@@ -7,18 +7,19 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/rs/zerolog"
 
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/githubtest"
-	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/storetest"
 )
 
 // publishRound works the publish and fix jobs of the trigger once, as a
 // fresh worker (a new process) would.
-func (r *rig) publishRound(ctx context.Context, t testing.TB, pa PublishArgs, fa FixArgs) error {
+func (r *rig) publishRound(ctx context.Context, t testing.TB, pa jobs.PublishArgs, fa jobs.FixArgs) error {
 	gh, err := ghclient.New(ghclient.Config{AppID: r.sim.AppID(), PrivateKey: r.sim.PrivateKeyPEM(), BaseURL: r.sim.APIURL(),
 		Timeout: 2 * time.Second, MaxWait: 3 * time.Second})
 	if err != nil {
@@ -52,11 +53,11 @@ func TestPublishUnderFaults(t *testing.T) {
 		t.Fatal(err)
 	}
 	seed := snapshot(t, first, a)
-	setup := func(t *testing.T) (*rig, PublishArgs, FixArgs) {
+	setup := func(t *testing.T) (*rig, jobs.PublishArgs, jobs.FixArgs) {
 		r := newRig(t, b, dir)
 		seed.restore(t, r)
-		pa := PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
-		fa := FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+		pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+		fa := jobs.FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
 			ClassID: seed.diag.ClassID, RunID: a.RunID, Attempt: a.Attempt}
 		r.sim.ResetRecording()
 		return r, pa, fa
@@ -125,7 +126,7 @@ type seedState struct {
 	class store.FailureClass
 }
 
-func snapshot(t *testing.T, r *rig, a webhook.DiagnoseArgs) seedState {
+func snapshot(t *testing.T, r *rig, a jobs.DiagnoseArgs) seedState {
 	t.Helper()
 	ctx := testCtx(t)
 	var s seedState

@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"strconv"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/rs/zerolog"
 
 	"github.com/polylane/polylane/causal/patch"
@@ -23,7 +25,7 @@ import (
 // are edited), never a second one opened. Each write is preceded by a read
 // that would make it unnecessary, so a retried job converges. A patch that
 // no longer applies is recorded on the delivery.
-func (w *Worker) fix(ctx context.Context, a FixArgs) error {
+func (w *Worker) fix(ctx context.Context, a jobs.FixArgs) error {
 	res, err := w.fixPull(ctx, a)
 	if err != nil {
 		return err
@@ -48,7 +50,7 @@ type fixResult struct {
 }
 
 // fixPull opens or updates the fix pull request and says what it did.
-func (w *Worker) fixPull(ctx context.Context, a FixArgs) (fixResult, error) {
+func (w *Worker) fixPull(ctx context.Context, a jobs.FixArgs) (fixResult, error) {
 	key := store.RunKey{RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
 	pub, err := w.load(ctx, a.DeliveryGUID, a.InstallationID, key)
 	if err == nil {
@@ -155,7 +157,7 @@ func (w *Worker) existingFix(ctx context.Context, pub *published, classID, branc
 // branch's head and returns the branch's head commit. It writes nothing when
 // the branch already has the patched files. When the patch no longer
 // applies it returns why, and writes nothing.
-func (w *Worker) fixCommit(ctx context.Context, pub *published, a FixArgs, branch string) (head, notApplied string, err error) {
+func (w *Worker) fixCommit(ctx context.Context, pub *published, a jobs.FixArgs, branch string) (head, notApplied string, err error) {
 	head, err = w.fixBranch(ctx, pub, a, branch)
 	var na *notAppliedError
 	if errors.As(err, &na) {
@@ -167,7 +169,7 @@ func (w *Worker) fixCommit(ctx context.Context, pub *published, a FixArgs, branc
 
 // fixBranch is fixCommit's work; a patch that does not apply gives a
 // *notAppliedError.
-func (w *Worker) fixBranch(ctx context.Context, pub *published, a FixArgs, branch string) (string, error) {
+func (w *Worker) fixBranch(ctx context.Context, pub *published, a jobs.FixArgs, branch string) (string, error) {
 	gh := pub.gh
 	base := pub.repo.DefaultBranch
 	baseSHA, err := gh.BranchHead(ctx, base)

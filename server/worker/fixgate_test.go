@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/store/storetest"
 )
 
@@ -15,14 +17,14 @@ func testdataScenario(name string) string {
 
 // defaultBranchFix diagnoses and publishes the scenario's trigger (a
 // default-branch failure) and returns the arguments of its fix job.
-func (r *rig) defaultBranchFix(t *testing.T) FixArgs {
+func (r *rig) defaultBranchFix(t *testing.T) jobs.FixArgs {
 	t.Helper()
 	a := r.diagnoseAndPublish(t, r.sc.TriggerRunID)
 	_, doc := r.storedDiagnosis(t, a.RunID, a.Attempt)
 	if doc.Patch == nil {
 		t.Fatalf("the trigger's diagnosis has no patch")
 	}
-	return FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+	return jobs.FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
 		ClassID: doc.TriggerClass, RunID: a.RunID, Attempt: a.Attempt}
 }
 

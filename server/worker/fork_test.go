@@ -9,9 +9,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/server/githubtest"
-	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/storetest"
 )
@@ -177,7 +178,7 @@ func TestForkRunsFromMainAreNotDefaultBranchRuns(t *testing.T) {
 			// A green push to main: checked. The history now holds the
 			// fork's 30 runs and 2 pushes since the class was last seen.
 			r.post(t, r.runEvent(t, pushRuns[0]), "push-1")
-			la := webhook.LifecycleArgs{DeliveryGUID: "push-1", InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+			la := jobs.LifecycleArgs{DeliveryGUID: "push-1", InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
 				WorkflowID: r.sc.Workflow.ID, RunID: pushRuns[0], Attempt: 1}
 			if err := r.w.lifecycleDone(ctx, la); err != nil {
 				t.Fatal(err)
@@ -225,12 +226,12 @@ func (r *rig) runEvent(t *testing.T, runID int64) githubtest.Event {
 
 // fixTrigger diagnoses and publishes the scenario's trigger run and works
 // the fix job of its class.
-func (r *rig) fixTrigger(t *testing.T) (webhook.DiagnoseArgs, *diagnosis.Diagnosis) {
+func (r *rig) fixTrigger(t *testing.T) (jobs.DiagnoseArgs, *diagnosis.Diagnosis) {
 	t.Helper()
 	trigger := r.sc.TriggerRunID
 	a := r.diagnoseAndPublish(t, trigger)
 	_, doc := r.storedDiagnosis(t, trigger, a.Attempt)
-	if err := r.w.fix(testCtx(t), FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+	if err := r.w.fix(testCtx(t), jobs.FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
 		ClassID: doc.TriggerClass, RunID: trigger, Attempt: a.Attempt}); err != nil {
 		t.Fatal(err)
 	}

@@ -4,11 +4,12 @@ import (
 	"cmp"
 	"context"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/analysis/gha"
 
 	"github.com/rs/zerolog"
 
-	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 )
 
@@ -30,7 +31,7 @@ func forkRun(repo store.Repository, run gha.Run) bool {
 // reading the default branch's files at its head, and the returned copy of
 // pub carries that diagnosis (its patch, chain and impact). The stored
 // diagnosis of the fork's run is left as it is.
-func (w *Worker) fromDefaultBranch(ctx context.Context, pub *published, a FixArgs) (*published, error) {
+func (w *Worker) fromDefaultBranch(ctx context.Context, pub *published, a jobs.FixArgs) (*published, error) {
 	if !forkRun(pub.repo, pub.p.Run) {
 		return pub, nil
 	}
@@ -38,7 +39,7 @@ func (w *Worker) fromDefaultBranch(ctx context.Context, pub *published, a FixArg
 	if err != nil {
 		return nil, err
 	}
-	da := webhook.DiagnoseArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+	da := jobs.DiagnoseArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
 		RunID: a.RunID, Attempt: a.Attempt}
 	out, err := w.runPipeline(ctx, pub.gh, da, pub.p, cmp.Or(pub.set.Window, w.opts.WindowSize), head)
 	if err != nil {

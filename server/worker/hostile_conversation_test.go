@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/server/narrator"
 	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store/storetest"
@@ -122,12 +124,12 @@ func TestHostileRepositoryOnServer(t *testing.T) {
 	if strings.Contains(string(rec.Document), "OUTSIDE-7f3a") || strings.Contains(string(rec.Document), "root:x:0:0") {
 		t.Fatal("the diagnosis quotes a file outside the repository")
 	}
-	pa := PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
 	if err := r.w.publish(ctx, pa); err != nil {
 		t.Fatal(err)
 	}
 	if doc.Patch != nil {
-		fa := FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+		fa := jobs.FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
 			ClassID: doc.TriggerClass, RunID: a.RunID, Attempt: a.Attempt}
 		if err := r.w.fix(ctx, fa); err != nil {
 			t.Fatal(err)

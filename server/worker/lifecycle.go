@@ -5,13 +5,14 @@ import (
 	"fmt"
 	"time"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/analysis/gha"
 
 	"github.com/rs/zerolog"
 
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/report"
-	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 )
 
@@ -22,12 +23,12 @@ const commentClosing = "closing"
 // enqueueLifecycle queues the fix pull request check after a failure on the
 // default branch: a failure of another class is a run in which an open fix
 // pull request's class did not recur.
-func (w *Worker) enqueueLifecycle(ctx context.Context, a PublishArgs, pub *published) error {
+func (w *Worker) enqueueLifecycle(ctx context.Context, a jobs.PublishArgs, pub *published) error {
 	open, err := w.openFixes(ctx, pub.repo.ID)
 	if err != nil || len(open) == 0 {
 		return err
 	}
-	return w.st.Enqueue(ctx, store.Job{Args: webhook.LifecycleArgs{InstallationID: a.InstallationID,
+	return w.st.Enqueue(ctx, store.Job{Args: jobs.LifecycleArgs{InstallationID: a.InstallationID,
 		RepositoryID: a.RepositoryID, WorkflowID: pub.p.Workflow.ID, RunID: a.RunID, Attempt: a.Attempt}})
 }
 
@@ -51,7 +52,7 @@ func (w *Worker) openFixes(ctx context.Context, repoID int64) ([]store.FixPullRe
 // and has not recurred in the configured number of completed runs since it
 // was last seen is commented on and closed: the class stopped without
 // Polylane's change, so someone else fixed it.
-func (w *Worker) lifecycle(ctx context.Context, a webhook.LifecycleArgs) error {
+func (w *Worker) lifecycle(ctx context.Context, a jobs.LifecycleArgs) error {
 	open, err := w.openFixes(ctx, a.RepositoryID)
 	if err != nil || len(open) == 0 {
 		return err
@@ -213,18 +214,18 @@ func (w *Worker) recordEnded(ctx context.Context, f store.FixPullRequest, pr ghc
 // pullRequestEvent works a pull request job: a new head marks the pull
 // request's assessment stale and re-renders its comment with a note; the
 // closing of a fix pull request is recorded with its merge time.
-func (w *Worker) pullRequestEvent(ctx context.Context, a webhook.PullRequestArgs) error {
+func (w *Worker) pullRequestEvent(ctx context.Context, a jobs.PullRequestArgs) error {
 	switch a.Action {
-	case webhook.PullSynchronize:
+	case jobs.PullSynchronize:
 		return w.markStale(ctx, a)
-	case webhook.PullClosed:
+	case jobs.PullClosed:
 		return w.recordFixClosed(ctx, a)
 	}
 	return nil
 }
 
 // recordFixClosed records how one of Polylane's fix pull requests ended.
-func (w *Worker) recordFixClosed(ctx context.Context, a webhook.PullRequestArgs) error {
+func (w *Worker) recordFixClosed(ctx context.Context, a jobs.PullRequestArgs) error {
 	list, err := w.st.ListFixPullRequests(ctx, a.RepositoryID)
 	if err != nil {
 		return err
@@ -246,7 +247,7 @@ func (w *Worker) recordFixClosed(ctx context.Context, a webhook.PullRequestArgs)
 // markStale flags the diagnosis behind a pull request's assessment as stale
 // when the pull request's head moved past the diagnosed commit, and
 // re-renders the comment with the stale note until the next diagnosis.
-func (w *Worker) markStale(ctx context.Context, a webhook.PullRequestArgs) error {
+func (w *Worker) markStale(ctx context.Context, a jobs.PullRequestArgs) error {
 	c, err := w.st.GetComment(ctx, a.RepositoryID, a.Number, store.CommentDiagnosis)
 	if isNotFound(err) || err == nil && c.DiagnosisID == 0 {
 		return nil // no assessment on this pull request

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/analysis/gha"
 
 	"github.com/polylane/polylane/causal/diagnosis"
@@ -133,8 +135,8 @@ func TestPublishAndFixConverge(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, doc := r.storedDiagnosis(t, trigger, 1)
-	pa := PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: trigger, Attempt: 1}
-	fa := FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: trigger, Attempt: 1}
+	fa := jobs.FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
 		ClassID: doc.TriggerClass, RunID: trigger, Attempt: 1}
 	r.sim.ResetRecording()
 	for round := range 2 {

@@ -12,11 +12,12 @@ import (
 	"strings"
 	"time"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/rs/zerolog"
 
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/report"
-	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 )
 
@@ -25,7 +26,7 @@ const commentReply = "reply"
 
 // conversation is what answering the commands of one comment needs.
 type conversation struct {
-	a    webhook.MentionArgs
+	a    jobs.MentionArgs
 	repo store.Repository
 	gh   *ghclient.Repo
 	bot  string
@@ -57,7 +58,7 @@ const replyLimitWindow = time.Hour
 // answered only for the commands it did not hold before, and an edit that
 // adds none is not answered at all. Only the parsed command text decides
 // what happens; no text a model writes is ever acted on.
-func (w *Worker) mention(ctx context.Context, a webhook.MentionArgs) error {
+func (w *Worker) mention(ctx context.Context, a jobs.MentionArgs) error {
 	repo, err := w.st.GetRepository(ctx, a.RepositoryID)
 	if err != nil {
 		return err
@@ -109,8 +110,8 @@ func (w *Worker) mention(ctx context.Context, a webhook.MentionArgs) error {
 
 // pendingCommands lists the comment's commands not answered before, once
 // each.
-func (w *Worker) pendingCommands(ctx context.Context, a webhook.MentionArgs) ([]webhook.Command, error) {
-	var out []webhook.Command
+func (w *Worker) pendingCommands(ctx context.Context, a jobs.MentionArgs) ([]jobs.Command, error) {
+	var out []jobs.Command
 	seen := map[string]bool{}
 	for _, cmd := range a.Commands {
 		key := cmd.Key()
@@ -133,7 +134,7 @@ func (w *Worker) pendingCommands(ctx context.Context, a webhook.MentionArgs) ([]
 // overReplyLimit reports whether the comment's author was given
 // DefaultReplyLimit replies without write access in the last hour; it
 // logs the silence at debug level.
-func (w *Worker) overReplyLimit(ctx context.Context, a webhook.MentionArgs) (bool, error) {
+func (w *Worker) overReplyLimit(ctx context.Context, a jobs.MentionArgs) (bool, error) {
 	n, err := w.st.CountUnprivilegedReplies(ctx, a.RepositoryID, a.Author, time.Now().Add(-replyLimitWindow))
 	if err != nil || n < DefaultReplyLimit {
 		return false, err
@@ -144,7 +145,7 @@ func (w *Worker) overReplyLimit(ctx context.Context, a webhook.MentionArgs) (boo
 }
 
 // answerAll answers the pending commands of the comment in one reply.
-func (w *Worker) answerAll(ctx context.Context, c *conversation, pending []webhook.Command) error {
+func (w *Worker) answerAll(ctx context.Context, c *conversation, pending []jobs.Command) error {
 	keys := make([]string, len(pending))
 	recs := make([]store.Mention, len(pending))
 	for i, cmd := range pending {
@@ -189,7 +190,7 @@ func (w *Worker) answerAll(ctx context.Context, c *conversation, pending []webho
 
 // replyBody is the one reply to a comment's commands: the answer alone for
 // one command, each answer under its command for several.
-func replyBody(m report.Marker, c *conversation, cmds []webhook.Command, texts []string) string {
+func replyBody(m report.Marker, c *conversation, cmds []jobs.Command, texts []string) string {
 	text := texts[0]
 	if len(cmds) > 1 {
 		var b strings.Builder
@@ -209,7 +210,7 @@ func replyBody(m report.Marker, c *conversation, cmds []webhook.Command, texts [
 // short outcome for the store. Mutating commands check the author's
 // permission first and, before acting, record that they are acting, so
 // that a retry checks GitHub before acting again.
-func (w *Worker) carryOut(ctx context.Context, c *conversation, cmd webhook.Command, rec *store.Mention) (string, string, error) {
+func (w *Worker) carryOut(ctx context.Context, c *conversation, cmd jobs.Command, rec *store.Mention) (string, string, error) {
 	spec, known := commands[cmd.Name]
 	if !known {
 		return unknownCommand(cmd.Name) + usage(handleOf(c.bot)), "usage", nil

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/server/githubtest"
 	"github.com/polylane/polylane/server/report"
@@ -26,7 +28,7 @@ func (r *rig) apiCalls() int {
 
 // edit changes a comment's text, delivers its issue_comment "edited"
 // event through the webhook and returns the mention job it would queue.
-func (r *rig) edit(t *testing.T, a webhook.MentionArgs, body string) webhook.MentionArgs {
+func (r *rig) edit(t *testing.T, a jobs.MentionArgs, body string) jobs.MentionArgs {
 	t.Helper()
 	if err := r.sim.EditIssueComment(r.repo, a.CommentID, body); err != nil {
 		t.Fatal(err)

@@ -12,6 +12,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/server/narrator"
 	"github.com/polylane/polylane/store/storetest"
@@ -85,7 +87,7 @@ func TestNarratorWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.w.opts.Narrator = n
-	pa := PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
 
 	// Not opted in: no request, Polylane's own words.
 	if err := r.w.publish(ctx, pa); err != nil {
@@ -134,7 +136,7 @@ func TestNarratorWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	pa2 := PublishArgs{DeliveryGUID: a2.DeliveryGUID, InstallationID: a2.InstallationID, RepositoryID: a2.RepositoryID, RunID: a2.RunID, Attempt: a2.Attempt}
+	pa2 := jobs.PublishArgs{DeliveryGUID: a2.DeliveryGUID, InstallationID: a2.InstallationID, RepositoryID: a2.RepositoryID, RunID: a2.RunID, Attempt: a2.Attempt}
 	if err := r.w.publish(ctx, pa2); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strings"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/rs/zerolog"
 
 	"github.com/polylane/polylane/analysis/history"
@@ -137,7 +139,7 @@ func (w *Worker) reportOptions(ctx context.Context, pub *published) report.Optio
 // request of the run; for a failure on the default branch, the fix pull
 // request job (a patch) or the regression comment (no patch). Mutations of
 // one repository are serialised across workers by the repository lock.
-func (w *Worker) publish(ctx context.Context, a PublishArgs) error {
+func (w *Worker) publish(ctx context.Context, a jobs.PublishArgs) error {
 	pub, err := w.load(ctx, a.DeliveryGUID, a.InstallationID, store.RunKey{RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt})
 	if err != nil {
 		return err
@@ -189,7 +191,7 @@ func (w *Worker) publish(ctx context.Context, a PublishArgs) error {
 // with a patch: when fix pull requests are automatic, or to refresh the
 // class's open fix pull request with the new evidence. Polylane's own runs,
 // muted classes and withheld fixes (fixgate.go) get none.
-func (w *Worker) enqueueFix(ctx context.Context, a PublishArgs, pub *published, opts report.Options) error {
+func (w *Worker) enqueueFix(ctx context.Context, a jobs.PublishArgs, pub *published, opts report.Options) error {
 	log := zerolog.Ctx(ctx)
 	withheld := pub.fixBlocked(false)
 	switch {
@@ -212,7 +214,7 @@ func (w *Worker) enqueueFix(ctx context.Context, a PublishArgs, pub *published, 
 			return err
 		}
 	}
-	return w.st.Enqueue(ctx, store.Job{Args: FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
+	return w.st.Enqueue(ctx, store.Job{Args: jobs.FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
 		RepositoryID: a.RepositoryID, ClassID: pub.doc.TriggerClass, RunID: a.RunID, Attempt: a.Attempt}})
 }
 

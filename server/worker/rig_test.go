@@ -10,6 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/rs/zerolog"
 
 	"github.com/polylane/polylane/analysis/scenario"
@@ -85,7 +87,7 @@ func testCtx(t testing.TB) context.Context {
 
 // deliver sends the run's workflow_run delivery through the webhook
 // handler (which records it) and returns the diagnose job's arguments.
-func (r *rig) deliver(t testing.TB, runID int64) webhook.DiagnoseArgs {
+func (r *rig) deliver(t testing.TB, runID int64) jobs.DiagnoseArgs {
 	t.Helper()
 	ev, err := r.sim.WorkflowRunEvent(r.repo, runID)
 	if err != nil {
@@ -106,7 +108,7 @@ func (r *rig) deliver(t testing.TB, runID int64) webhook.DiagnoseArgs {
 	if rec.Code != http.StatusAccepted {
 		t.Fatalf("delivery of run %d answered %d: %s", runID, rec.Code, rec.Body.String())
 	}
-	return webhook.DiagnoseArgs{DeliveryGUID: guid, InstallationID: r.sc.InstallationID, RepositoryID: p.Repository.ID,
+	return jobs.DiagnoseArgs{DeliveryGUID: guid, InstallationID: r.sc.InstallationID, RepositoryID: p.Repository.ID,
 		RunID: runID, Attempt: p.Run.RunAttempt}
 }
 

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/analysis/redact"
 	"github.com/polylane/polylane/analysis/scenario/scenariotest"
 	"github.com/polylane/polylane/server/dashboard"
@@ -112,7 +114,7 @@ func TestSecretInStoredDiagnosisNeverRepublished(t *testing.T) {
 	}
 	r.checkDashboardClean(t, stored.ID, secrets)
 
-	if err := r.w.publish(ctx, PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
+	if err := r.w.publish(ctx, jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
 		RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}); err != nil {
 		t.Fatal(err)
 	}

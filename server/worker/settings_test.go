@@ -6,7 +6,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/polylane/polylane/server/webhook"
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/storetest"
 )
@@ -34,7 +35,7 @@ func TestConfigFromDefaultBranch(t *testing.T) {
 
 			// An invalid file on the default branch: reported, defaults used.
 			r.commit(t, main, map[string]string{configPath: "window: 5000\nllm:\n  enabled: maybe\ncolour: blue\n"})
-			pa := PublishArgs{DeliveryGUID: first.DeliveryGUID, InstallationID: r.sc.InstallationID, RepositoryID: r.sc.Repository.ID,
+			pa := jobs.PublishArgs{DeliveryGUID: first.DeliveryGUID, InstallationID: r.sc.InstallationID, RepositoryID: r.sc.Repository.ID,
 				RunID: run.ID, Attempt: run.RunAttempt}
 			if err := r.w.publish(ctx, pa); err != nil {
 				t.Fatal(err)
@@ -93,8 +94,8 @@ func TestStaleOnNewHead(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.post(t, ev, "sync-1")
-	a := webhook.PullRequestArgs{DeliveryGUID: "sync-1", InstallationID: r.sc.InstallationID, RepositoryID: r.sc.Repository.ID,
-		Number: number, Action: webhook.PullSynchronize, HeadSHA: head}
+	a := jobs.PullRequestArgs{DeliveryGUID: "sync-1", InstallationID: r.sc.InstallationID, RepositoryID: r.sc.Repository.ID,
+		Number: number, Action: jobs.PullSynchronize, HeadSHA: head}
 	r.sim.ResetRecording()
 	for range 2 {
 		if err := r.w.pullRequestDone(ctx, a); err != nil {
@@ -150,7 +151,7 @@ func TestFixLifecycle(t *testing.T) {
 			}
 			need := clean + 2
 			r.commit(t, repo.DefaultBranch, map[string]string{configPath: "fix_pull_requests:\n  close_after_runs: " + itoa(need) + "\n"})
-			la := webhook.LifecycleArgs{InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, WorkflowID: class.WorkflowID, RunID: trigger, Attempt: a.Attempt}
+			la := jobs.LifecycleArgs{InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, WorkflowID: class.WorkflowID, RunID: trigger, Attempt: a.Attempt}
 			addClean := func(n int) {
 				for i := range n {
 					id := int64(9_000_000_000) + int64(clean*10+i)
@@ -201,7 +202,7 @@ func TestMergeRecorded(t *testing.T) {
 	trigger := r.sc.TriggerRunID
 	a := r.diagnoseAndPublish(t, trigger)
 	_, doc := r.storedDiagnosis(t, trigger, a.Attempt)
-	if err := r.w.fix(ctx, FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+	if err := r.w.fix(ctx, jobs.FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
 		ClassID: doc.TriggerClass, RunID: trigger, Attempt: a.Attempt}); err != nil {
 		t.Fatal(err)
 	}
@@ -225,8 +226,8 @@ func TestMergeRecorded(t *testing.T) {
 	if err := json.Unmarshal(ev.Payload, &p); err != nil || p.PullRequest.MergedAt.IsZero() {
 		t.Fatalf("payload: %v", err)
 	}
-	args := webhook.PullRequestArgs{DeliveryGUID: "merged", InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
-		Number: pr.Number, Action: webhook.PullClosed, HeadRef: p.PullRequest.Head.Ref, Merged: true, ClosedAt: p.PullRequest.MergedAt}
+	args := jobs.PullRequestArgs{DeliveryGUID: "merged", InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+		Number: pr.Number, Action: jobs.PullClosed, HeadRef: p.PullRequest.Head.Ref, Merged: true, ClosedAt: p.PullRequest.MergedAt}
 	if err := r.w.pullRequestDone(ctx, args); err != nil {
 		t.Fatal(err)
 	}
@@ -258,7 +259,7 @@ func TestConfigMutesAreRecorded(t *testing.T) {
 	if class == "" {
 		t.Fatal("the diagnosis names no class")
 	}
-	pa := PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
 	main := r.sc.Repository.DefaultBranch
 
 	r.commit(t, main, map[string]string{configPath: "muted_classes:\n  - id: " + class + "\n    reason: upstream mirror flakes\n"})
@@ -295,7 +296,7 @@ func TestFixPullRequestLabels(t *testing.T) {
 	trigger := r.sc.TriggerRunID
 	a := r.diagnoseAndPublish(t, trigger)
 	_, doc := r.storedDiagnosis(t, trigger, a.Attempt)
-	fa := FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+	fa := jobs.FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
 		ClassID: doc.TriggerClass, RunID: trigger, Attempt: a.Attempt}
 	for range 2 {
 		if err := r.w.fix(ctx, fa); err != nil {

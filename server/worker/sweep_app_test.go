@@ -25,6 +25,7 @@ import (
 	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/githubtest"
+	"github.com/polylane/polylane/server/jobs"
 	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/sqlite"
@@ -162,20 +163,18 @@ func (a *sweepApp) startWorker(t testing.TB, publish bool) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	scratch := river.NewWorkers()
-	w, err := Register(scratch, Options{Store: a.st, GitHub: gh, Logger: a.log, Publish: publish, JobTimeout: sweepJobTimeout})
+	// The workers Register adds, each labelling the calls of its jobs with
+	// its phase; a kind without a phase fails the sweep's clean run.
+	workers := river.NewWorkers()
+	_, err = Register(workers, Options{Store: a.st, GitHub: gh, Logger: a.log, Publish: publish, JobTimeout: sweepJobTimeout,
+		Around: func(ctx context.Context, kind string, work func(context.Context) error) error {
+			a.tr.enter(sweepPhases[kind])
+			defer a.tr.enter("")
+			return work(ctx)
+		}})
 	if err != nil {
 		t.Fatal(err)
 	}
-	// The same workers Register adds, each wrapped to label its calls; a
-	// kind added to Register and not here fails the sweep's clean run.
-	workers := river.NewWorkers()
-	addPhased(workers, a.tr, "diagnose", &diagnoseWorker{w: w})
-	addPhased(workers, a.tr, "publish", &publishWorker{w: w})
-	addPhased(workers, a.tr, "fix", &fixWorker{w: w})
-	addPhased(workers, a.tr, "mention", &mentionWorker{w: w})
-	addPhased(workers, a.tr, "pull-request", &pullRequestWorker{w: w})
-	addPhased(workers, a.tr, "lifecycle", &lifecycleWorker{w: w})
 	// One job at a time: the calls of a flow come in the same order on
 	// every run, so that a call index names the same call.
 	err = a.st.StartQueue(context.Background(), store.QueueOptions{Workers: workers, MaxWorkers: 1,
@@ -243,25 +242,9 @@ func (a *sweepApp) deliver(t testing.TB, ev githubtest.Event) githubtest.Deliver
 	return d
 }
 
-// phased runs a worker with its job kind set as the tracer's phase.
-type phased[T river.JobArgs] struct {
-	river.WorkerDefaults[T]
-	inner river.Worker[T]
-	phase string
-	tr    *tracer
-}
-
-func addPhased[T river.JobArgs](workers *river.Workers, tr *tracer, phase string, inner river.Worker[T]) {
-	river.AddWorker(workers, &phased[T]{inner: inner, phase: phase, tr: tr})
-}
-
-func (p *phased[T]) Timeout(job *river.Job[T]) time.Duration { return p.inner.Timeout(job) }
-
-func (p *phased[T]) Work(ctx context.Context, job *river.Job[T]) error {
-	p.tr.enter(p.phase)
-	defer p.tr.enter("")
-	return p.inner.Work(ctx, job)
-}
+// sweepPhases names the phase of each job kind in the sweep's case names.
+var sweepPhases = map[string]string{jobs.KindDiagnose: "diagnose", jobs.KindPublish: "publish", jobs.KindFix: "fix",
+	jobs.KindMention: "mention", jobs.KindPullRequest: "pull-request", jobs.KindLifecycle: "lifecycle"}
 
 // tracer labels each API call the simulator receives with the phase (job
 // kind) running at the time.

@@ -8,6 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/polylane/polylane/analysis/gha"
 
 	"github.com/polylane/polylane/server/githubtest"
@@ -111,7 +113,7 @@ func startPublish(t testing.TB, a *sweepApp, s *flowState) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	args := PublishArgs{DeliveryGUID: d.GUID, InstallationID: a.sc.InstallationID, RepositoryID: a.sc.Repository.ID,
+	args := jobs.PublishArgs{DeliveryGUID: d.GUID, InstallationID: a.sc.InstallationID, RepositoryID: a.sc.Repository.ID,
 		RunID: s.run.ID, Attempt: max(s.run.RunAttempt, 1)}
 	if err := a.st.Enqueue(context.Background(), store.Job{Args: args}); err != nil {
 		t.Fatal(err)

@@ -8,6 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/polylane/polylane/server/jobs"
+
 	"github.com/riverqueue/river"
 	"github.com/riverqueue/river/rivertype"
 	"github.com/rs/zerolog"
@@ -15,7 +17,6 @@ import (
 	"github.com/polylane/polylane/server"
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/narrator"
-	"github.com/polylane/polylane/server/webhook"
 	"github.com/polylane/polylane/store"
 )
 
@@ -49,11 +50,15 @@ type Options struct {
 	MaxBlobs int
 	// FailingConclusions are the run conclusions diagnosed in repositories
 	// whose .github/polylane.yml does not choose (nil:
-	// webhook.DefaultFailingConclusions).
+	// jobs.DefaultFailingConclusions).
 	FailingConclusions []string
 	// Narrator words comments and answers "@polylane why" for repositories
 	// that opted in (nil: Polylane's own text everywhere).
 	Narrator *narrator.Narrator
+	// Around, when set, runs around the work of every job, with its kind
+	// (the reliability sweep labels each GitHub call with the job that made
+	// it); nil runs the work alone.
+	Around func(ctx context.Context, kind string, work func(context.Context) error) error
 }
 
 // Cache retention: entries of the GitHub response cache not written for
@@ -107,66 +112,63 @@ func Register(workers *river.Workers, opts Options) (*Worker, error) {
 		opts.MaxBlobs = 400
 	}
 	if opts.FailingConclusions == nil {
-		opts.FailingConclusions = webhook.DefaultFailingConclusions
+		opts.FailingConclusions = jobs.DefaultFailingConclusions
 	}
 	w := &Worker{opts: opts, st: opts.Store, gh: opts.GitHub, log: opts.Logger}
-	if err := river.AddWorkerSafely(workers, &diagnoseWorker{w: w}); err != nil {
-		return nil, fmt.Errorf("register diagnose worker: %w", err)
-	}
-	if err := river.AddWorkerSafely(workers, &publishWorker{w: w}); err != nil {
-		return nil, fmt.Errorf("register publish worker: %w", err)
-	}
-	if err := river.AddWorkerSafely(workers, &fixWorker{w: w}); err != nil {
-		return nil, fmt.Errorf("register fix worker: %w", err)
-	}
-	if err := registerConversation(workers, w); err != nil {
+	if err := register(workers, w); err != nil {
 		return nil, err
 	}
 	return w, nil
 }
 
-type diagnoseWorker struct {
-	river.WorkerDefaults[webhook.DiagnoseArgs]
-	w *Worker
+// register adds one worker per job kind, each the generic adapter around
+// the step that works it.
+func register(workers *river.Workers, w *Worker) error {
+	for _, err := range []error{
+		add(workers, w, func(jobs.DiagnoseArgs) string { return "diagnose" }, (*Worker).diagnose),
+		add(workers, w, func(jobs.PublishArgs) string { return "publish" }, (*Worker).publish),
+		add(workers, w, func(jobs.FixArgs) string { return "fix pull request" }, (*Worker).fix),
+		add(workers, w, func(jobs.MentionArgs) string { return "answer the comment" }, (*Worker).mention),
+		add(workers, w, func(a jobs.PullRequestArgs) string { return "pull request " + a.Action }, (*Worker).pullRequestDone),
+		add(workers, w, func(jobs.LifecycleArgs) string { return "fix pull request check" }, (*Worker).lifecycleDone),
+	} {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
 }
 
-func (d *diagnoseWorker) Timeout(*river.Job[webhook.DiagnoseArgs]) time.Duration {
-	return d.w.opts.JobTimeout
+// adapter works one kind of job: it puts the job's keys in the logger and
+// hands the step to run, which turns its error into River's verdict.
+type adapter[A jobs.Args] struct {
+	river.WorkerDefaults[A]
+	w    *Worker
+	step func(A) string
+	do   func(*Worker, context.Context, A) error
 }
 
-func (d *diagnoseWorker) Work(ctx context.Context, job *river.Job[webhook.DiagnoseArgs]) error {
-	a := job.Args
-	ctx = d.w.jobContext(ctx, a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID)
-	return d.w.run(ctx, job.JobRow, a.DeliveryGUID, "diagnose",
-		func(ctx context.Context) error { return d.w.diagnose(ctx, a) })
+func add[A jobs.Args](workers *river.Workers, w *Worker, step func(A) string, do func(*Worker, context.Context, A) error) error {
+	if err := river.AddWorkerSafely(workers, &adapter[A]{w: w, step: step, do: do}); err != nil {
+		var zero A
+		return fmt.Errorf("register the %s worker: %w", zero.Kind(), err)
+	}
+	return nil
 }
 
-type publishWorker struct {
-	river.WorkerDefaults[PublishArgs]
-	w *Worker
-}
+// Timeout bounds one attempt.
+func (a *adapter[A]) Timeout(*river.Job[A]) time.Duration { return a.w.opts.JobTimeout }
 
-func (p *publishWorker) Timeout(*river.Job[PublishArgs]) time.Duration { return p.w.opts.JobTimeout }
-
-func (p *publishWorker) Work(ctx context.Context, job *river.Job[PublishArgs]) error {
-	a := job.Args
-	ctx = p.w.jobContext(ctx, a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID)
-	return p.w.run(ctx, job.JobRow, a.DeliveryGUID, "publish",
-		func(ctx context.Context) error { return p.w.publish(ctx, a) })
-}
-
-type fixWorker struct {
-	river.WorkerDefaults[FixArgs]
-	w *Worker
-}
-
-func (f *fixWorker) Timeout(*river.Job[FixArgs]) time.Duration { return f.w.opts.JobTimeout }
-
-func (f *fixWorker) Work(ctx context.Context, job *river.Job[FixArgs]) error {
-	a := job.Args
-	ctx = f.w.jobContext(ctx, a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID)
-	return f.w.run(ctx, job.JobRow, a.DeliveryGUID, "fix pull request",
-		func(ctx context.Context) error { return f.w.fix(ctx, a) })
+// Work works one job.
+func (a *adapter[A]) Work(ctx context.Context, job *river.Job[A]) error {
+	k := job.Args.Keys()
+	ctx = a.w.jobContext(ctx, k.DeliveryGUID, k.InstallationID, k.RepositoryID, k.RunID)
+	work := func(ctx context.Context) error { return a.do(a.w, ctx, job.Args) }
+	if around := a.w.opts.Around; around != nil {
+		inner := work
+		work = func(ctx context.Context) error { return around(ctx, job.Args.Kind(), inner) }
+	}
+	return a.w.run(ctx, job.JobRow, k.DeliveryGUID, a.step(job.Args), work)
 }
 
 // jobContext puts a logger with the job's keys in ctx.
