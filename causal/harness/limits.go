@@ -196,7 +196,7 @@ var blockScalarHeader = regexp.MustCompile(`(^|[:\-]\s+|^\s*)[|>][-+0-9]*\s*(#.*
 
 // blockScalar reports whether a line opens a block scalar.
 func blockScalar(line []byte) bool {
-	return bytes.IndexAny(line, "|>") >= 0 && blockScalarHeader.Match(line)
+	return bytes.ContainsAny(line, "|>") && blockScalarHeader.Match(line)
 }
 
 // bytesLines splits data into lines without their newlines.

@@ -44,3 +44,77 @@ func BenchmarkValidateTaskfile(b *testing.B) {
 		}
 	}
 }
+
+// typicalWorkflow is a workflow of the size most repositories have (about
+// 45 lines: a matrix, a service container, actions with inputs,
+// expressions).
+const typicalWorkflow = `name: Go
+on:
+  pull_request:
+  push:
+    branches: [main, 'release/**']
+    tags: ['v*']
+concurrency:
+  group: go-${{ github.ref }}
+  cancel-in-progress: true
+jobs:
+  test:
+    runs-on: ${{ matrix.os }}
+    strategy:
+      fail-fast: false
+      matrix:
+        os: [ubuntu-latest, macos-latest]
+        go: ['1.25', '1.26']
+    services:
+      redis:
+        image: redis:7
+        ports: ['6379:6379']
+    env:
+      REDIS_URL: redis://localhost:6379
+    steps:
+      - uses: actions/checkout@v4
+      - uses: actions/setup-go@v5
+        with:
+          go-version: ${{ matrix.go }}
+          cache: true
+      - name: Vet
+        run: go vet ./...
+      - name: Test
+        run: go test -race -count=1 ./...
+      - name: Upload coverage
+        if: ${{ matrix.os == 'ubuntu-latest' && github.event_name == 'push' }}
+        uses: actions/upload-artifact@v4
+        with:
+          name: coverage-${{ matrix.go }}
+          path: coverage.out
+  lint:
+    runs-on: ubuntu-latest
+    needs: test
+    steps:
+      - uses: actions/checkout@v4
+      - run: make lint
+`
+
+// BenchmarkValidateWorkflow measures validating a one-line change of a
+// typical workflow end to end; BenchmarkActionlint the actionlint part
+// alone (both versions linted).
+func BenchmarkValidateWorkflow(b *testing.B) {
+	old := []byte(typicalWorkflow)
+	new := []byte(strings.Replace(typicalWorkflow, "    needs: test\n", "    needs: test\n    timeout-minutes: 15\n", 1))
+	b.Run("validate", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := Validate(".github/workflows/go.yml", old, new); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("actionlint", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if err := checkActionlint(".github/workflows/go.yml", old, new); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+}

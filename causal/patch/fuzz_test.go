@@ -103,6 +103,7 @@ func FuzzValidate(f *testing.F) {
 	bomb := strings.Repeat("$(", 20000) + "true" + strings.Repeat(")", 20000)
 	f.Add("hack/x.sh", "#!/bin/sh\ntrue\n", "#!/bin/sh\necho "+bomb+"\n")
 	f.Add(".github/workflows/ci.yml", "on: push\n", "on: "+strings.Repeat("[", 20000)+strings.Repeat("]", 20000)+"\n")
+	f.Add(".github/workflows/ci.yml", "on: "+strings.Repeat("[", 20000)+strings.Repeat("]", 20000)+"\n", "on: push\n")
 	f.Fuzz(func(t *testing.T, p, old, new string) {
 		_ = Validate(p, []byte(old), []byte(new)) // must not panic
 	})

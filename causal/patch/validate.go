@@ -58,6 +58,7 @@ const (
 // its tasks; a Makefile its targets; other YAML its documents and top-level
 // keys; and every shell fragment (run: blocks, task cmds, recipes, scripts)
 // must still parse, keep its test commands and add no unbounded retry loop.
+// A patched workflow must last pass actionlint: no error its original lacks.
 // A nil old means a new file, a nil new a deletion. The error is a
 // *ValidationError.
 func Validate(p string, old, new []byte) error {
@@ -79,7 +80,8 @@ func Validate(p string, old, new []byte) error {
 	}
 	var frOld, frNew []fragment
 	var err error
-	switch kindOf(p, content) {
+	kind := kindOf(p, content)
+	switch kind {
 	case kindWorkflow:
 		frOld, frNew, err = checkWorkflow(p, old, new)
 	case kindTaskfile:
@@ -96,7 +98,13 @@ func Validate(p string, old, new []byte) error {
 	if err != nil {
 		return err
 	}
-	return compareFragments(p, frOld, frNew)
+	if err := compareFragments(p, frOld, frNew); err != nil {
+		return err
+	}
+	if kind == kindWorkflow {
+		return checkActionlint(p, old, new)
+	}
+	return nil
 }
 
 // CheckPath rejects paths that could escape the repository or name git's own

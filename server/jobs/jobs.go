@@ -66,7 +66,9 @@ func (DiagnoseArgs) Kind() string { return KindDiagnose }
 func (DiagnoseArgs) InsertOpts() river.InsertOpts { return unique(8) }
 
 // Keys are the job's keys.
-func (a DiagnoseArgs) Keys() Keys { return Keys{a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID} }
+func (a DiagnoseArgs) Keys() Keys {
+	return Keys{a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID}
+}
 
 // PublishArgs publishes the stored diagnosis of one run attempt: the sticky
 // comment on its pull request, the regression comment, and the fix pull
@@ -86,7 +88,9 @@ func (PublishArgs) Kind() string { return KindPublish }
 func (PublishArgs) InsertOpts() river.InsertOpts { return unique(8) }
 
 // Keys are the job's keys.
-func (a PublishArgs) Keys() Keys { return Keys{a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID} }
+func (a PublishArgs) Keys() Keys {
+	return Keys{a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID}
+}
 
 // FixArgs opens or updates the fix pull request of a failure class from the
 // diagnosis of one run attempt. River keeps one per (repository, class, run,
@@ -185,7 +189,9 @@ func (PullRequestArgs) Kind() string { return KindPullRequest }
 func (PullRequestArgs) InsertOpts() river.InsertOpts { return unique(8) }
 
 // Keys are the job's keys.
-func (a PullRequestArgs) Keys() Keys { return Keys{a.DeliveryGUID, a.InstallationID, a.RepositoryID, 0} }
+func (a PullRequestArgs) Keys() Keys {
+	return Keys{a.DeliveryGUID, a.InstallationID, a.RepositoryID, 0}
+}
 
 // LifecycleArgs checks the open fix pull requests of a repository after a
 // run of a workflow on the default branch: one whose class has not recurred
@@ -206,4 +212,6 @@ func (LifecycleArgs) Kind() string { return KindLifecycle }
 func (LifecycleArgs) InsertOpts() river.InsertOpts { return unique(5) }
 
 // Keys are the job's keys.
-func (a LifecycleArgs) Keys() Keys { return Keys{a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID} }
+func (a LifecycleArgs) Keys() Keys {
+	return Keys{a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID}
+}

@@ -2,6 +2,7 @@ package report
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/polylane/polylane/causal/patch"
@@ -45,6 +46,9 @@ func (r *renderer) fix(b *strings.Builder, inBody bool) {
 	})
 	more(b, left)
 	b.WriteString("\n")
+	if slices.ContainsFunc(p.Files, func(f patch.FileChange) bool { return patch.IsWorkflow(f.Path) }) {
+		b.WriteString("Checked with actionlint: the patched workflow has no error that the original did not have.\n\n")
+	}
 	switch {
 	case inBody:
 		b.WriteString("The change itself is this pull request's diff.\n\n")

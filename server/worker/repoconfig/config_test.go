@@ -174,3 +174,22 @@ func TestReadmeDocumentsEveryKey(t *testing.T) {
 	}
 	walk("", s)
 }
+
+// TestMutedClassWithBadIDIsDropped: an object whose required key had a bad
+// value lacks that key once the value is pruned, so the object is dropped
+// too; it used to stay and mute the class "" (found by the jsonschema oracle).
+func TestMutedClassWithBadIDIsDropped(t *testing.T) {
+	cfg, w := Parse([]byte("muted_classes:\n  - id: [1]\n  - ok\n"))
+	if want := []MutedClass{{ID: "ok"}}; !reflect.DeepEqual(cfg.Muted, want) {
+		t.Errorf("muted %+v, want %+v", cfg.Muted, want)
+	}
+	want := []string{"line 2: muted_classes[0].id must be a text, not a list", "line 2: muted_classes[0] needs the key id"}
+	if len(w) != len(want) {
+		t.Fatalf("warnings %q", w)
+	}
+	for i := range want {
+		if !strings.HasPrefix(w[i], want[i]) {
+			t.Errorf("warning %d = %q, want %q", i, w[i], want[i])
+		}
+	}
+}

@@ -172,12 +172,13 @@ func (v *validator) enum(n *yaml.Node, s *schema, path string) bool {
 }
 
 // object checks a mapping: known keys only, no key twice, required keys
-// present; keys whose values break a rule are removed.
+// present once the keys whose values break a rule are removed.
 func (v *validator) object(n *yaml.Node, s *schema, path string) bool {
 	if n.Kind != yaml.MappingNode {
 		return v.fail(n, path, "must be a mapping of keys to values, not %s", describe(n))
 	}
-	seen := map[string]bool{}
+	seen := map[string]bool{} // keys given, for "given twice"
+	present := map[string]bool{}
 	kept := n.Content[:0:0]
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		k, val := n.Content[i], n.Content[i+1]
@@ -199,11 +200,12 @@ func (v *validator) object(n *yaml.Node, s *schema, path string) bool {
 		if prop != nil && !v.check(val, prop, sub) {
 			continue
 		}
+		present[key] = true
 		kept = append(kept, k, val)
 	}
 	n.Content = kept
 	for _, r := range s.Required {
-		if !seen[r] {
+		if !present[r] {
 			return v.fail(n, path, "needs the key %s", r)
 		}
 	}
