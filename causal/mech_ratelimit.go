@@ -7,7 +7,7 @@ var ruleRegistryRateLimit = rule{ID: "rate-limit/registry", Category: RateLimit,
 	Producer: roleEmitter, Fix: fixRegistryAuth,
 	Summary: "{emitter_desc} hit the container registry's pull rate limit: '{cause_short}'{cause_cite}. The pull is anonymous, and anonymous pulls share a small quota per runner IP address."}
 
-var ruleGitHubRateLimit = rule{ID: "rate-limit/github-api", Category: RateLimit, Catalogue: 22, Wide: true,
+var ruleGitHubRateLimit = rule{ID: "rate-limit/github-api", Category: RateLimit, Catalogue: 22, Wide: true, Catalogued: true,
 	Cause:    res(`API rate limit exceeded`, `(?i)secondary rate limit`, `(?i)rate limit exceeded for`),
 	Producer: roleEmitter, Fix: fixGitHubToken,
 	Summary: "{emitter_desc} called the GitHub API without a token and hit the unauthenticated rate limit: '{cause_short}'{cause_cite}. That quota is shared by every job on the runner's IP address."}
