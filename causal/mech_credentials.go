@@ -8,7 +8,7 @@ var ruleCertificate = rule{ID: "credentials/certificate", Category: Credentials,
 	Producer: roleEmitter,
 	Summary:  "{emitter_desc} did not trust the server's certificate: '{cause_short}'{cause_cite}. The CA bundle, the certificate or the clock is wrong; turning verification off is not a fix."}
 
-var ruleDenied = rule{ID: "credentials/denied", Category: Credentials, Catalogue: 5,
+var ruleDenied = rule{ID: "credentials/denied", Category: Credentials, Catalogue: 5, Catalogued: true,
 	Cause: res(`Resource not accessible by integration`, `Bad credentials`, `HttpError: 40[13]`, `unauthorized: authentication required`,
 		`denied: requested access to the resource is denied`, `could not read Username`, `Input required and not supplied`,
 		`Credentials could not be loaded`, `\b401 Unauthorized\b`, `\b403 Forbidden\b`, `required env var \S+ is not set`,

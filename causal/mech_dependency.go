@@ -12,8 +12,9 @@ var ruleDeprecatedAction = rule{ID: "dependency/deprecated-action", Category: De
 	Producer: roleStep, Fix: fixBumpAction,
 	Summary: "GitHub refused the step because the action version it uses is retired: '{cause_short}'{cause_cite}."}
 
-var ruleResolution = rule{ID: "dependency/resolution", Category: Dependency, Catalogue: 15,
-	Cause: res(`npm ERR! code ERESOLVE`, `npm error code ERESOLVE`, `ERR_PNPM_`, `Could not find a version that satisfies`, `No matching distribution found`,
+var ruleResolution = rule{ID: "dependency/resolution", Category: Dependency, Catalogue: 15, Catalogued: true,
+	Cause: res(`npm ERR! code ERESOLVE`, `npm error code ERESOLVE`,
+		`ERR_PNPM_(?:OUTDATED_LOCKFILE|FROZEN_LOCKFILE_WITH_OUTDATED_LOCKFILE|NO_MATCHING_VERSION|PEER_DEP_ISSUES|TARBALL_INTEGRITY)\b`, `Could not find a version that satisfies`, `No matching distribution found`,
 		`ResolutionImpossible`, `go: \S+ requires go >=`, `cannot import name`, `checksum mismatch`, `SECURITY ERROR`,
 		`\bEINTEGRITY\b`, `Could not resolve dependencies for project`, `version solving failed`, `(?i)command not found`,
 		`deprecated version of .actions/(upload|download)-artifact`, `The engine "node" is incompatible`, `ModuleNotFoundError`),

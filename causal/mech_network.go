@@ -26,10 +26,16 @@ var ruleFetchNetwork = rule{ID: "transient-network/fetch", Category: TransientNe
 		`RPC failed`, `HTTP/2 stream \d+ was not closed cleanly`, `\b(502 Bad Gateway|503 Service Unavailable|504 Gateway Time-?out)\b`,
 		`npm ERR! network`, `(?i)network request to .* failed`, `Retrying \(Retry\(total=`, `Connection aborted`,
 		`received unexpected HTTP status: 5\d\d`, `(?i)\b(500|502|503|504)\b.*(registry|proxy|repository)`,
-		`reading https://proxy\.golang\.org`, `verifying module:`, `Failed to download archive`,
+		`reading https://proxy\.golang\.org`,
+		`verifying module: .*(?:Get|reading) "?https://\S+"?: (?:dial tcp|net/http|read tcp|unexpected EOF|5\d\d )`, `Failed to download archive`,
 		`The requested URL returned error: 5\d\d`, `Empty reply from server`, `Failed to connect to \S+ port \d+`,
 		`(?i)error: RPC failed`, `(?i)Connection timed out`, `(?i)Network is unreachable`,
 		`error NU1301:`, `Unable to load the service index for source`)...),
+	// Maven Central's 429 comes through the same transfer error: it is a
+	// rate limit, not a network failure. Bintray and JCenter were shut down
+	// (2021-2022): their errors last, whatever the status code says.
+	Not: res(`status code: 429, reason phrase`, `has hit the rate limit with Maven Central`,
+		`Could not (?:GET|HEAD) 'https://(?:dl|jcenter)\.bintray\.com/`),
 	Endpoint: endpointRemote, Producer: roleEmitter, Fix: fixNetworkRetry, Transient: true,
 	Summary: "{emitter_desc} fetched from {endpoint} and the transfer failed with a transient network error: '{cause_short}'{cause_cite}. {retry_note}",
 	Values:  map[string]summaryValue{"retry_note": valueRetryNote}}

@@ -9,7 +9,7 @@ var ruleJVMHeap = rule{ID: "resource-exhaustion/jvm-heap", Category: ResourceExh
 	Summary: "{emitter_desc} ran out of Java heap: '{cause_short}'{cause_cite}. {heap_note}",
 	Values:  map[string]summaryValue{"heap_note": valueHeapNote}}
 
-var ruleOOM = rule{ID: "resource-exhaustion/oom", Category: ResourceExhaustion, Catalogue: 12, Wide: true,
+var ruleOOM = rule{ID: "resource-exhaustion/oom", Category: ResourceExhaustion, Catalogue: 12, Wide: true, Catalogued: true,
 	Cause: res(`exit code 137\b`, `^Killed$`, `signal: killed`, `OOMKilled`, `(?i)JavaScript heap out of memory`,
 		`java\.lang\.OutOfMemoryError`, `fatal error: runtime: out of memory`, `Killed signal terminated program`,
 		`(?i)Out of memory: Killed process`, `(?i)cannot allocate memory`, `Gradle build daemon disappeared unexpectedly`,
@@ -20,7 +20,7 @@ var ruleOOM = rule{ID: "resource-exhaustion/oom", Category: ResourceExhaustion, 
 	Summary: "{emitter_desc} ran out of memory on the runner and was killed: '{cause_short}'{cause_cite}. {parallel_note}",
 	Values:  map[string]summaryValue{"parallel_note": valueParallelNote}}
 
-var ruleDisk = rule{ID: "resource-exhaustion/disk", Category: ResourceExhaustion, Catalogue: 13, Wide: true,
+var ruleDisk = rule{ID: "resource-exhaustion/disk", Category: ResourceExhaustion, Catalogue: 13, Wide: true, Catalogued: true,
 	Cause:    res(`(?i)no space left on device`, `You are running out of disk space`, `\bENOSPC\b: no space`, `(?i)DiskPressure`, `ephemeral-storage`),
 	Not:      res(`file watchers`),
 	Producer: roleEmitter, Fix: fixFreeDisk,

@@ -13,6 +13,8 @@ import (
 	east "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/renderer/html"
 	gtext "github.com/yuin/goldmark/text"
+
+	"github.com/polylane/polylane/causal/catalogue"
 )
 
 // safety says what a rendered document may link to and which token marks
@@ -20,6 +22,7 @@ import (
 type safety struct {
 	repo      string // links may go to https://github.com/<repo>/…
 	dashboard string // and to this URL
+	family    string // and to the sources the shipped catalogue cites for this error family
 	token     string // untrusted text marker; empty for no token check
 }
 
@@ -156,6 +159,9 @@ func checkLink(dest string, s safety, add func(string, ...any)) {
 		return
 	}
 	if dest != "" && dest == s.dashboard {
+		return
+	}
+	if s.family != "" && catalogue.Default.Cites(s.family, dest) {
 		return
 	}
 	add("link to %q", dest)

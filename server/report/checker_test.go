@@ -3,6 +3,8 @@ package report
 import (
 	"strings"
 	"testing"
+
+	"github.com/polylane/polylane/causal/catalogue"
 )
 
 // TestCheckMarkdownCatches makes sure the safety checker used by the
@@ -42,5 +44,33 @@ func TestCheckMarkdownCatches(t *testing.T) {
 	ok := "<!-- polylane:assessment v1 repo=o/r class=c run=1 attempt=1 -->\n### Polylane: x\n\nA [link](https://github.com/o/r/blob/s/f) and `@code #1 https://x` and [dash](https://dash.example/x).\n"
 	if p := checkMarkdown(ok, s); len(p) > 0 {
 		t.Errorf("clean document reported: %v", p)
+	}
+}
+
+// TestCheckMarkdownFamilySources: a document may link the public threads
+// the shipped catalogue cites for its error family ("Known elsewhere"),
+// and no other family's.
+func TestCheckMarkdownFamilySources(t *testing.T) {
+	fams := catalogue.Default.Families()
+	fam := fams[0]
+	other := ""
+	for _, f := range fams[1:] {
+		if !catalogue.Default.Cites(fam.ID, f.Sources[0]) {
+			other = f.Sources[0]
+			break
+		}
+	}
+	if other == "" {
+		t.Fatal("no source of another family to try")
+	}
+	s := safety{repo: "o/r", family: fam.ID}
+	if p := checkMarkdown("- [t]("+fam.Sources[0]+")\n", s); len(p) > 0 {
+		t.Errorf("the family's own source reported: %v", p)
+	}
+	if p := strings.Join(checkMarkdown("- [t]("+other+")\n", s), "\n"); !strings.Contains(p, "link to") {
+		t.Errorf("another family's source %s not reported: %q", other, p)
+	}
+	if p := strings.Join(checkMarkdown("- [t]("+fam.Sources[0]+")\n", safety{repo: "o/r"}), "\n"); !strings.Contains(p, "link to") {
+		t.Errorf("a family source linked without a family not reported: %q", p)
 	}
 }

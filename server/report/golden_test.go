@@ -196,6 +196,11 @@ func checkDocument(t *testing.T, out, kind string, d *diagnosis.Diagnosis, s saf
 	if strings.Count(out, "<!-- polylane:") != 1 {
 		t.Errorf("%s: %d markers, want 1", kind, strings.Count(out, "<!-- polylane:"))
 	}
+	if s.family == "" && d.Chain != nil {
+		// The "Known elsewhere" section links the public threads the
+		// catalogue lists for the cause line's error family.
+		s.family = d.Chain.Mechanism.Family
+	}
 	for _, p := range checkMarkdown(out, s) {
 		t.Errorf("%s: %s", kind, p)
 	}
