@@ -107,6 +107,7 @@ var rules = []*rule{
 	&ruleAptNetwork, &ruleFetchNetwork, &ruleLocalNetwork,
 	&ruleDenied,
 	&ruleResolution,
+	&ruleCataloguedRateLimit, &ruleCataloguedResourceExhaustion,
 	&ruleTests,
 	&ruleCompile,
 }
