@@ -35,15 +35,15 @@ type lexicon struct {
 	infra, severe kwSet
 }
 
-// lex is the lexicon of errorFamilies, built once when the package is
+// lex is the lexicon of the vocabulary, built once when the package is
 // initialised.
-var lex = buildLexicon(errorFamilies)
+var lex = buildLexicon(vocabulary)
 
 // buildLexicon builds the matcher's tables from the families. It panics when
-// checkFamilies rejects them: a mistake in the table is a programming error
+// checkVocabulary rejects them: a mistake in the table is a programming error
 // that every test run catches.
-func buildLexicon(fams []family) lexicon {
-	if err := checkFamilies(fams); err != nil {
+func buildLexicon(fams []wordFamily) lexicon {
+	if err := checkVocabulary(fams); err != nil {
 		panic("analysis: error vocabulary: " + err.Error())
 	}
 	lx := lexicon{index: new([1 << 16]uint8)}
@@ -70,11 +70,11 @@ func buildLexicon(fams []family) lexicon {
 	return lx
 }
 
-// checkFamilies reports every mistake in a vocabulary table: a family without
+// checkVocabulary reports every mistake in a vocabulary table: a family without
 // a name, words or known meaning, a duplicate family name, and any word that
 // checkWord rejects or that two entries share. The matcher's bit sets bound
 // the number of words.
-func checkFamilies(fams []family) error {
+func checkVocabulary(fams []wordFamily) error {
 	var errs []error
 	names := map[string]bool{}
 	owner := map[string]string{} // word text -> family name

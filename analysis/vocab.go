@@ -1,16 +1,19 @@
 package analysis
 
-// errorFamilies is the error vocabulary: the words that make a line worth
-// classifying, grouped by the kind of failure they speak of. The per-line
-// prefilter (lexicon.go) is built from this table once, when the package is
-// initialised; checkFamilies says what a valid entry is, and
-// TestVocabularyRejectsMistakes holds it.
+// vocabulary is the log engine's error vocabulary: the words that make a line
+// worth classifying, grouped in word families by the kind of failure they
+// speak of. The per-line prefilter (lexicon.go) is built from this table once,
+// when the package is initialised; checkVocabulary says what a valid entry
+// is, and TestVocabularyRejectsMistakes holds it.
 //
-// To teach the engine a new error family, add one family here. A word's
-// weight says how strongly it speaks of a failure by itself; the ordered rules
-// (rules.go) refine what the line is. Words are matched case-insensitively
-// (ASCII) anywhere in a line unless their bound says otherwise.
-var errorFamilies = []family{
+// A new kind of failure wording is one word family here. A word's weight says
+// how strongly it speaks of a failure by itself; the ordered rules (rules.go)
+// refine what the line is. Words are matched case-insensitively (ASCII)
+// anywhere in a line unless their bound says otherwise. These are not the
+// error families of causal/catalogue, which name one tool's wording of a
+// failure and its mechanism category; this vocabulary decides which lines the
+// log engine weighs as causes at all.
+var vocabulary = []wordFamily{
 	{name: "failure", meaning: failureWords, words: []word{
 		{text: "error", weight: 3},
 		{text: "fail", weight: 3},
@@ -131,9 +134,9 @@ var errorFamilies = []family{
 	}},
 }
 
-// family is one error family of the vocabulary: the words tools use for one
-// kind of failure, and what finding one of them says about the line.
-type family struct {
+// wordFamily is one word family of the vocabulary: the words tools use for
+// one kind of failure, and what finding one of them says about the line.
+type wordFamily struct {
 	name    string // unique, for messages and readers
 	meaning meaning
 	words   []word
