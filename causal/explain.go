@@ -73,6 +73,8 @@ type fixContext struct {
 	rule    *rule
 	matched failText
 	find    finding
+	// family is the catalogued error family the matched text belongs to.
+	family *catalogue.Family
 }
 
 // failText is a line a rule may match: a cause line (primary) or context.

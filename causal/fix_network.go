@@ -119,6 +119,9 @@ func runsTestsCmd(n *harness.Node) bool {
 // tool's own retry setting when it has one, else a bounded retry loop.
 func fixNetworkRetry(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
+	if gradleNode(n) || (n == nil && x.family != nil && x.family.Tool == "gradle") {
+		return fixGradleRetries(x)
+	}
 	if n == nil {
 		return nil, noFix("the command that failed was not located in the harness")
 	}

@@ -10,6 +10,7 @@ package causal
 var (
 	ruleCataloguedRateLimit          = catalogued(RateLimit)
 	ruleCataloguedResourceExhaustion = catalogued(ResourceExhaustion)
+	ruleCataloguedTimeout            = catalogued(Timeout)
 )
 
 // catalogued returns the catalogue rule of a category. Test and build

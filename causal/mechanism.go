@@ -107,7 +107,7 @@ var rules = []*rule{
 	&ruleAptNetwork, &ruleFetchNetwork, &ruleLocalNetwork,
 	&ruleDenied,
 	&ruleResolution,
-	&ruleCataloguedRateLimit, &ruleCataloguedResourceExhaustion,
+	&ruleCataloguedRateLimit, &ruleCataloguedResourceExhaustion, &ruleCataloguedTimeout,
 	&ruleTests,
 	&ruleCompile,
 }
