@@ -105,6 +105,9 @@ func capEdit(x *fixContext, n *harness.Node, content []byte, line, end int) ([]b
 	case "cmake", "ninja":
 		return capBuildJobs(n, content, line, end)
 	case "goreleaser":
+		if x.leftOut([]string{"formancehq/payments"}) {
+			break
+		}
 		// goreleaser builds one target per CPU by default (--parallelism,
 		// https://goreleaser.com/cmd/goreleaser_build/).
 		return replaceOrAdd(n, content, line, end, "--parallelism", "--parallelism=2", subcommandWord(n))

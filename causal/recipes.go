@@ -20,6 +20,9 @@ type recipe struct {
 	fix fixFunc
 	// sources are public fixes that applied it.
 	sources []string
+	// cases are the corpus cases (owner/repo/case) whose miss led to
+	// writing it, left out when the benchmark scores those cases.
+	cases []string
 }
 
 // recipes are the fix recipes by the name catalogue families use.
@@ -29,15 +32,11 @@ var recipes = map[string]recipe{
 		"https://github.com/golangci/golangci-lint-action/issues/308",
 		"https://github.com/containerd/containerd/pull/5616",
 		"https://github.com/uber-go/nilaway/pull/85",
-	}},
+	}, cases: []string{"wtfutil/wtf"}},
 	"cypress-verify-timeout": {fix: fixCypressVerifyTimeout, sources: []string{
 		"https://docs.cypress.io/app/references/troubleshooting#Run-the-Binary-verification-with-a-longer-timeout",
 		"https://github.com/cypress-io/cypress/issues/4624",
-	}},
-	"gradle-http-retries": {fix: fixGradleRetries, sources: []string{
-		"https://github.com/gradle/gradle/issues/4629",
-		"https://github.com/gradle/gradle/pull/7333",
-	}},
+	}, cases: []string{"opensearch-project/security-dashboards-plugin"}},
 }
 
 // RecipeNames lists the fix recipes catalogue families may name.
@@ -56,7 +55,16 @@ func familyRecipe(x *fixContext) (fixFunc, bool) {
 		return nil, false
 	}
 	r, ok := recipes[x.family.Fix]
-	return r.fix, ok
+	if !ok || x.leftOut(r.cases) {
+		return nil, false
+	}
+	return r.fix, true
+}
+
+// leftOut reports whether a fix written from one of the given corpus cases
+// is left out of this diagnosis (a benchmark scoring those cases).
+func (x *facts) leftOut(cases []string) bool {
+	return len(cases) > 0 && x.in.Catalogue.LeavesOut(cases)
 }
 
 // golangci-lint's own deadline: a golangci-lint configuration file sets
@@ -168,6 +176,10 @@ func fixCypressVerifyTimeout(x *fixContext) (*fixPlan, error) {
 	return &fixPlan{Title: "Give Cypress time to verify its binary", Rationale: rationale,
 		Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}}, nil
 }
+
+// gradleRetriesCases is the corpus case whose miss led to the Gradle
+// recipe (from gradle/gradle#4629 and #7333).
+var gradleRetriesCases = []string{"open-telemetry/opentelemetry-java-instrumentation"}
 
 // gradleRetries are the HTTP settings of Gradle's dependency downloads
 // that maintainers raise in gradle.properties.
