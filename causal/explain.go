@@ -55,10 +55,13 @@ type explainer struct {
 	matched failText
 	find    finding
 	// family is the catalogued error family the matched text belongs to.
-	family   *catalogue.Family
-	producer *harness.Node
-	chain    Chain
-	patch    *patch.Patch
+	family *catalogue.Family
+	// testsFailed is set when a test or build failure wrapper rule holds on
+	// a cause line (see causeMatch).
+	testsFailed bool
+	producer    *harness.Node
+	chain       Chain
+	patch       *patch.Patch
 	// creds are the credentials the patch passes, as its fix described them.
 	creds   []impact.Credential
 	fixNote string

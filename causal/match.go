@@ -100,6 +100,7 @@ func isLocalHost(h string) bool {
 // the first that holds: a specific cause next to the cause line beats "a
 // test failed".
 func (x *explainer) match() {
+	x.testsFailed = x.wrapperOnCause()
 	for _, generic := range []bool{false, true} {
 		for pass := 0; pass < 2; pass++ {
 			for _, r := range rules {
@@ -132,8 +133,17 @@ func (x *explainer) ruleHolds(r *rule, pass int) (failText, bool) {
 }
 
 func (x *explainer) causeMatch(r *rule, pass int) (failText, bool) {
+	// When the failing tool reported a test or build failure on a cause
+	// line, a specific rule needs a cause line of its own, unless its
+	// mechanism makes tests fail as a consequence; and a line that only
+	// quotes what a test expected or got is the test's subject, not the
+	// job's mechanism.
+	primaryOnly := x.testsFailed && !r.Generic && !r.ExplainsTests
 	for i, t := range x.texts {
-		if pass == 0 && !t.Primary && !r.Wide {
+		if (pass == 0 && !t.Primary && !r.Wide) || (primaryOnly && !t.Primary) {
+			continue
+		}
+		if !r.Generic && assertionShape.MatchString(t.Line.Text) {
 			continue
 		}
 		for _, re := range r.Cause {
@@ -148,6 +158,32 @@ func (x *explainer) causeMatch(r *rule, pass int) (failText, bool) {
 		}
 	}
 	return failText{}, false
+}
+
+// assertionShape matches a line that reports what a test expected or got:
+// its words are the test's subject.
+var assertionShape = regexp.MustCompile(`(?i)(\b(want|wanted|got|expected|actual|received)\b\s*[:=]|,\s*(want|wanted|expected)\s+["'\d]|\bassert(ion)?\w*\b.*\b(==|!=|equal)|Expected:|Received:|to equal|to be\b)`)
+
+// wrapperOnCause reports whether a generic wrapper rule (a test or build
+// failure) holds on one of the cause lines: the failing tool said what
+// failed.
+func (x *explainer) wrapperOnCause() bool {
+	for _, r := range rules {
+		if !r.Generic || len(r.Cause) == 0 {
+			continue
+		}
+		for _, t := range x.texts {
+			if !t.Primary {
+				continue
+			}
+			for _, re := range r.Cause {
+				if re.MatchString(t.Line.Text) {
+					return true
+				}
+			}
+		}
+	}
+	return false
 }
 
 // familyFor returns the first catalogued family that text i shows and that
