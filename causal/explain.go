@@ -56,12 +56,14 @@ type explainer struct {
 	find    finding
 	// family is the catalogued error family the matched text belongs to.
 	family *catalogue.Family
-	// testsFailed is set when a test or build failure wrapper rule holds on
-	// a cause line (see causeMatch).
-	testsFailed bool
-	producer    *harness.Node
-	chain       Chain
-	patch       *patch.Patch
+	// testsFailedAt is the first log line of a cause line on which a test
+	// or build failure wrapper rule holds (0: none); passing are the lines
+	// of tests that passed. See notEvidence.
+	testsFailedAt int
+	passing       lineRanges
+	producer      *harness.Node
+	chain         Chain
+	patch         *patch.Patch
 	// creds are the credentials the patch passes, as its fix described them.
 	creds   []impact.Credential
 	fixNote string
