@@ -271,6 +271,37 @@ func retryStatement(x *facts, n *harness.Node) (*fixPlan, error) {
 	}, nil
 }
 
+// fixRateLimitRetry retries a rate-limited fetch with waits long enough for
+// the limit's window to pass: a 429 asks the client to come back later
+// (RFC 6585), and retrying it with backoff is the one 4xx retry the
+// guard-rails allow. Only a command that is safe to repeat is retried.
+func fixRateLimitRetry(x *fixContext) (*fixPlan, error) {
+	n := x.fixTarget()
+	if n == nil {
+		return nil, noFix("the rate-limited command was not located in the harness")
+	}
+	if !idempotent(n) {
+		return nil, noFix("`%s` is not known to be safe to run twice, so a retry could make things worse", commandName(n))
+	}
+	if runsTestsCmd(n) || n.Cmd.Substituted || n.Cmd.Background || x.retryOf(n) != "" {
+		return nil, noFix("`%s` cannot take a retry loop here", commandName(n))
+	}
+	site, err := x.siteOf(n)
+	if err != nil {
+		return nil, err
+	}
+	name := commandName(n)
+	out, err := patch.WrapRetry(site, patch.Retry{Attempts: 4, Delay: 60, What: name})
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	rationale := fmt.Sprintf("`%s` was rate-limited by %s%s. A rate limit clears when its window passes, so the patch retries the command up to 4 times, "+
+		"waiting 60 s, 120 s and 180 s between tries, and prints each failed attempt; a limit that does not clear still fails the step. "+
+		"Authenticating the call (a token the repository already has) raises the limit for good, but moves a credential, which Polylane leaves to the maintainers.",
+		name, firstNonEmptyStr(x.endpoint, "the server"), cite(append(x.ids["cause"], x.ids["emitter"]...)...))
+	return &fixPlan{Title: fmt.Sprintf("Retry %s after the rate limit clears", name), Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
+}
+
 // fixAptRetries adds Acquire::Retries to the apt commands of the emitter's unit.
 func fixAptRetries(x *fixContext) (*fixPlan, error) {
 	if r := x.dockerRun; r != nil && strings.Contains(r.Text, "apt-get") {
