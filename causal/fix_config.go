@@ -65,6 +65,61 @@ func fixBumpAction(x *fixContext) (*fixPlan, error) {
 		Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: []byte(strings.Join(ls, "\n"))}}}, nil
 }
 
+// fixArtifactName makes an upload's artifact name unique per matrix leg: it
+// appends each matrix value the name does not already carry. runner.os in
+// the name covers a key that runs-on takes from the matrix.
+func fixArtifactName(x *fixContext) (*fixPlan, error) {
+	if x.wf == nil || x.job == nil || x.step == nil {
+		return nil, noFix("the failing step was not located")
+	}
+	if !strings.Contains(x.step.Uses, "upload-artifact") {
+		return nil, noFix("the failing step is not an upload-artifact step")
+	}
+	if x.job.MatrixDynamic {
+		return nil, noFix("the job's matrix is computed at run time, so its keys are not known here")
+	}
+	name, ok := x.step.With["name"]
+	if !ok || name.Line == 0 {
+		return nil, noFix("the step uploads under the default name; give it a name per job")
+	}
+	var missing []string
+	for _, k := range x.job.Matrix {
+		if strings.Contains(name.Text, "matrix."+k) {
+			continue
+		}
+		if strings.Contains(x.job.RunsOn, "matrix."+k) && (strings.Contains(name.Text, "runner.os") || strings.Contains(name.Text, "runner.arch")) {
+			continue
+		}
+		missing = append(missing, k)
+	}
+	if len(missing) == 0 {
+		return nil, noFix("the artifact name already carries every matrix value; another job of the run uploads the same name")
+	}
+	content, err := x.repo.ReadFile(x.wf.Path)
+	if err != nil {
+		return nil, noFix("cannot read %s", x.wf.Path)
+	}
+	ls := strings.Split(string(content), "\n")
+	if name.Line > len(ls) {
+		return nil, noFix("the artifact name is outside %s", x.wf.Path)
+	}
+	line := ls[name.Line-1]
+	at := strings.LastIndex(line, name.Text)
+	if name.Text == "" || at < 0 || strings.Contains(name.Text, "\n") {
+		return nil, noFix("the artifact name is not written on one line")
+	}
+	suffix := ""
+	for _, k := range missing {
+		suffix += "-${{ matrix." + k + " }}"
+	}
+	end := at + len(name.Text)
+	ls[name.Line-1] = line[:end] + suffix + line[end:]
+	rationale := fmt.Sprintf("Another job of the run had already uploaded an artifact named %q%s, and upload-artifact v4 keeps one immutable artifact per name. The patch adds the job's matrix values (%s) to the name, so each leg uploads its own artifact; a later step that downloads them by the old name needs the new pattern.",
+		name.Text, cite(x.ids["cause"]...), strings.Join(missing, ", "))
+	return &fixPlan{Title: "Give each matrix leg its own artifact name", Rationale: rationale,
+		Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: []byte(strings.Join(ls, "\n"))}}}, nil
+}
+
 // fixAptLock lets apt wait for the package lock.
 func fixAptLock(x *fixContext) (*fixPlan, error) {
 	return aptOption(x.facts, "DPkg::Lock::Timeout=300", "Let apt wait for the package lock",

@@ -24,6 +24,16 @@ var ruleAptStaleIndex = rule{ID: "dependency/apt-stale-index", Category: Depende
 	Producer: roleEmitter, Fix: fixAptUpdate,
 	Summary: "{emitter_desc} installed packages from the index the runner image shipped with, without refreshing it: '{cause_short}'{cause_cite}. The mirror has replaced the package versions that index names, so every run on that image asks for files that are gone until the index is refreshed."}
 
+// ruleArtifactNameCollision is upload-artifact v4 refusing a second upload
+// under a name the run already has. v4 made artifacts immutable: the legs of
+// a matrix that used to add files to one artifact now collide, and the first
+// leg to upload wins (actions/upload-artifact#478). Maintainers make the
+// name unique per leg with the matrix values (nextstrain/nextclade#1399).
+var ruleArtifactNameCollision = rule{ID: "dependency/artifact-name-collision", Category: Dependency, Catalogue: 16,
+	Cause:    res(`an artifact with this name already exists on the workflow run`),
+	Producer: roleStep, Fix: fixArtifactName,
+	Summary: "{emitter_desc} uploaded an artifact under a name another job of the run already used: '{cause_short}'{cause_cite}. upload-artifact v4 keeps one immutable artifact per name, so the legs of a matrix that share a name now collide."}
+
 var ruleDeprecatedAction = rule{ID: "dependency/deprecated-action", Category: Dependency, Catalogue: 16, Wide: true,
 	Cause:    res(`uses a deprecated version of .actions/(upload|download)-artifact`, `deprecated version of .actions/[a-z-]+: v\d`),
 	Producer: roleStep, Fix: fixBumpAction,

@@ -103,7 +103,7 @@ var rules = []*rule{
 	&ruleAddressInUse,
 	&ruleDockerDaemon,
 	&ruleRegistryRateLimit, &ruleGitHubRateLimit,
-	&ruleImageMoved, &ruleDeprecatedAction,
+	&ruleImageMoved, &ruleDeprecatedAction, &ruleArtifactNameCollision,
 	&ruleDpkgLock, &ruleTerraformStateLock, &ruleTextFileBusy,
 	&ruleShallowClone,
 	&ruleCRDNotEstablished, &ruleWaitBeforeCreate, &ruleNotYetServing, &ruleConflict, &ruleLeftoverState,

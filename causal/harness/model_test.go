@@ -1,6 +1,7 @@
 package harness
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -208,4 +209,45 @@ func FuzzHarness(f *testing.F) {
 		_ = ParseShell("x.sh", 1, src)
 		_ = ParseRecipe("Makefile", 1, src)
 	})
+}
+
+func TestWorkflowMatrixKeys(t *testing.T) {
+	src := `on: push
+jobs:
+  plain:
+    runs-on: ubuntu-latest
+    steps: [{run: "true"}]
+  grid:
+    runs-on: ${{ matrix.os }}
+    strategy:
+      matrix:
+        os: [ubuntu-latest, macos-latest]
+        node: [20, 22]
+        exclude:
+          - os: macos-latest
+            node: 20
+        include:
+          - os: ubuntu-latest
+            experimental: true
+    steps: [{run: "true"}]
+  computed:
+    runs-on: ubuntu-latest
+    strategy:
+      matrix: ${{ fromJSON(needs.plan.outputs.matrix) }}
+    steps: [{run: "true"}]
+`
+	wf, err := ParseWorkflow("ci.yml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, j := range wf.Jobs {
+		got[j.ID] = fmt.Sprint(j.Matrix, j.MatrixDynamic)
+	}
+	want := map[string]string{"plain": "[] false", "grid": "[os node experimental] false", "computed": "[] true"}
+	for id, w := range want {
+		if got[id] != w {
+			t.Errorf("job %s: matrix %s, want %s", id, got[id], w)
+		}
+	}
 }

@@ -35,7 +35,12 @@ type Job struct {
 	DefaultWorkDir string
 	Env            map[string]Value
 	Services       []*Service
-	Steps          []*Step
+	// Matrix lists the keys of strategy.matrix, the keys that only its
+	// include entries add too; MatrixDynamic is set when the matrix is an
+	// expression whose keys are not known before the run.
+	Matrix        []string
+	MatrixDynamic bool
+	Steps         []*Step
 	// StepsLine is the line of the steps: key.
 	StepsLine int
 }
@@ -131,6 +136,7 @@ func parseJob(key, n *yaml.Node) *Job {
 	for _, p := range pairs(lookup(n, "services")) {
 		j.Services = append(j.Services, parseService(p.Key, p.Value))
 	}
+	j.Matrix, j.MatrixDynamic = matrixKeys(lookup(lookup(n, "strategy"), "matrix"))
 	for i := 0; i+1 < len(n.Content); i += 2 {
 		if n.Content[i].Value == "steps" {
 			j.StepsLine = n.Content[i].Line
@@ -145,6 +151,41 @@ func parseJob(key, n *yaml.Node) *Job {
 		s.EndLine = lastLine(stepNodes[i])
 	}
 	return j
+}
+
+// matrixKeys returns the dimensions of a job's matrix: its own keys and
+// the keys its include entries add.
+func matrixKeys(m *yaml.Node) (keys []string, dynamic bool) {
+	if m = deref(m); m == nil {
+		return nil, false
+	}
+	if m.Kind == yaml.ScalarNode {
+		return nil, true
+	}
+	seen := map[string]bool{}
+	add := func(k string) {
+		if !seen[k] {
+			seen[k] = true
+			keys = append(keys, k)
+		}
+	}
+	for _, p := range pairs(m) {
+		switch p.Key.Value {
+		case "exclude":
+		case "include":
+			if p.Value.Kind == yaml.ScalarNode {
+				dynamic = true
+			}
+			for _, it := range items(p.Value) {
+				for _, q := range pairs(it) {
+					add(q.Key.Value)
+				}
+			}
+		default:
+			add(p.Key.Value)
+		}
+	}
+	return keys, dynamic
 }
 
 func parseService(key, n *yaml.Node) *Service {
