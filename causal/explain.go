@@ -31,6 +31,9 @@ type facts struct {
 	// cause is the primary cause line; texts the failure texts rules read.
 	cause logLine
 	texts []failText
+	// headers are the lines a test runner's header may be on (see
+	// failText.Header); only causeMatch reads them, for generic rules.
+	headers []failText
 	em    emission
 	ev    *evidenceSet
 	// endpoint is the host:port the cause line names, local when it is on the
@@ -86,7 +89,17 @@ type fixContext struct {
 type failText struct {
 	Line    logLine
 	Primary bool
+	// Header marks a line up to testHeaderLines above the cause: where a
+	// test runner names the failed test before its error details. Only the
+	// generic wrapper rules read it.
+	Header bool
 }
+
+// testHeaderLines is how far above the cause line a test runner's header
+// may be: Playwright prints the test, the matcher, the locator, the
+// expectation and the timeout before the error (about 6 lines); Jest and
+// Vitest put the ● or FAIL line a few lines above.
+const testHeaderLines = 12
 
 // Explain builds the causal chain of the trigger's failure class: it models
 // the harness, finds the command that produced the cause line, matches the
@@ -190,6 +203,13 @@ func (x *explainer) collectTexts(causeN int) {
 		near := x.log.Cause >= 0 && i >= x.log.Cause-3 && i <= x.log.Cause+3
 		if l.Kind == analysis.KindError || near {
 			add(l, false)
+		}
+	}
+	for i := max(0, x.log.Cause-testHeaderLines); x.log.Cause >= 0 && i < x.log.Cause-3; i++ {
+		l := x.log.Lines[i]
+		if !seen[l.N] && strings.TrimSpace(l.Text) != "" {
+			seen[l.N] = true
+			x.headers = append(x.headers, failText{Line: l, Header: true})
 		}
 	}
 }

@@ -134,7 +134,11 @@ func (x *explainer) ruleHolds(r *rule, pass int) (failText, bool) {
 }
 
 func (x *explainer) causeMatch(r *rule, pass int) (failText, bool) {
-	for i, t := range x.texts {
+	texts := x.texts
+	if r.Generic && pass > 0 {
+		texts = append(texts[:len(texts):len(texts)], x.headers...)
+	}
+	for i, t := range texts {
 		if (pass == 0 && !t.Primary && !r.Wide) || x.notEvidence(r, t) {
 			continue
 		}

@@ -5,7 +5,7 @@ import "github.com/polylane/polylane/analysis/history"
 // Mechanisms of test failures.
 
 var ruleTests = rule{ID: "test-failure/tests", Category: TestFailure, Catalogue: 1, Generic: true,
-	Cause: res(`^--- FAIL: `, `^FAIL\s`, `^FAILED \S+`, `\bAssertionError\b`, `Tests:\s+\d+ failed`, `^\s*● `, `✕`,
+	Cause: res(`^--- FAIL: `, `^\s?FAIL\s`, `^\s*(Test Files|Tests)\s+\d+ failed\b`, `^FAILED \S+`, `\bAssertionError\b`, `Tests:\s+\d+ failed`, `^\s*● `, `✕`,
 		`Exceeded timeout of \d+ ?ms for a (test|hook)`, `Timeout of \d+ms exceeded`, `Test timeout of \d+ms exceeded`,
 		`Timed out retrying after \d+ms`, `Tests run: \d+, Failures: [1-9]`, `\[FAILED\]`, `WARNING: DATA RACE`,
 		`^panic: `, `(?i)^\s*\d+ failing$`, `\b\d+ failed, \d+ passed`, `=+ \d+ failed`, `expected .* (to|but) `, `Error: expect\(`,
@@ -13,7 +13,7 @@ var ruleTests = rule{ID: "test-failure/tests", Category: TestFailure, Catalogue:
 		`AssertionFailedError`, `^\s*Failure/Error: `, `^\d+ examples?, [1-9]\d* failures?`, `^Failed examples:`,
 		`^\d+ (tests|properties|doctests)(, \d+ \w+)*, [1-9]\d* failures?`, `^\s*FAILED\s+Tests\\`,
 		`^test result: FAILED\.`, `error: test failed, to rerun pass`, `^thread '[^']+' panicked at `,
-		`Timed out \d+ms waiting for expect\(`, `^\s*✘\s+\d+ \[`, `^\s*\d+\) \[[\w-]+\] › `),
+		`Timed out \d+ms waiting for expect\(`, `^\s*✘\s+\d+ \[`, `^\s*\d+\) (\[[\w-]+\] › )?\S+:\d+:\d+ › `),
 	Producer: roleEmitter, Fix: fixTestRerun, Transient: true,
 	Summary: "A test failed in {emitter_desc}: '{cause_short}'{cause_cite}.{flaky_note}",
 	Values:  map[string]summaryValue{"flaky_note": valueFlakyNote}}
