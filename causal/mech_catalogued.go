@@ -10,6 +10,8 @@ package causal
 var (
 	ruleCataloguedRateLimit          = catalogued(RateLimit)
 	ruleCataloguedResourceExhaustion = catalogued(ResourceExhaustion)
+	ruleCataloguedTimeout            = catalogued(Timeout)
+	ruleCataloguedBuildFailure       = catalogued(BuildFailure)
 )
 
 // catalogued returns the catalogue rule of a category. Test and build

@@ -107,9 +107,9 @@ var rules = []*rule{
 	&ruleAptNetwork, &ruleFetchNetwork, &ruleLocalNetwork,
 	&ruleDenied,
 	&ruleResolution,
-	&ruleCataloguedRateLimit, &ruleCataloguedResourceExhaustion,
+	&ruleCataloguedRateLimit, &ruleCataloguedResourceExhaustion, &ruleCataloguedTimeout,
 	&ruleTests,
-	&ruleCompile,
+	&ruleCompile, &ruleCataloguedBuildFailure,
 }
 
 // RuleIDs lists the ids of the mechanism rules in the order they are tried.
