@@ -10,7 +10,7 @@ var resetLike = []string{
 	`(?i)server closed idle connection`, `(?i)no route to host`,
 }
 
-var ruleAptNetwork = rule{ID: "transient-network/apt", Category: TransientNetwork, Catalogue: 14,
+var ruleAptNetwork = rule{ID: "transient-network/apt", Category: TransientNetwork, Catalogue: 14, Catalogued: true,
 	Cause: res(`Hash Sum mismatch`, `Mirror sync in progress`, `E: Failed to fetch`, `Some index files failed to download`,
 		`Unable to fetch some archives`, `Temporary failure resolving`),
 	Producer: roleEmitter, Fix: fixAptRetries, Transient: true,
