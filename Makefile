@@ -63,7 +63,7 @@ bench-webhook: ## webhook answer time under 200 concurrent signed deliveries (SQ
 demo: ## diagnose the shipped example end to end against the GitHub simulator (Ctrl-C stops)
 	$(GO) run ./cmd/polylane demo
 
-bench-accuracy: ## cause-line, signature and grouping accuracy against ../shared/data (one table)
+bench-accuracy: ## cause-line, signature and grouping accuracy against ../shared/data (one table; fails when a development target is missed)
 	POLYLANE_ACCURACY=1 $(GO) test ./analysis/accuracy -run TestAccuracyReport -count=1 -v
 
 bench: ## all benchmarks as ONE markdown table in bin/bench-report.md (raw output: bin/bench-report.md.log)

@@ -97,13 +97,13 @@ func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int
 	f := classifyLine(ruleInput{text: text, lc: z.lc, kind: kind, header: header})
 	if len(z.marked) > 0 && f.score < anchorScore && f.flags&(fBlank|fCommand|fNoise) == 0 {
 		if _, ok := z.marked[restateKey(string(bytes.TrimLeft(text, " \t")))]; ok {
-			f.class, f.score = clsTest, classScore[clsTest] // restates a marked failure
+			f.class, f.score = clsTest, clsTest.baseScore() // restates a marked failure
 		}
 	}
 	if e := z.tests.errAt; e > 0 && e != n && f.score > 0 {
 		if n-e <= errSection {
 			// the message under a test tool's "=== ERROR" heading
-			f.class, f.score = clsError, max(f.score, classScore[clsError]+4)
+			f.class, f.score = clsError, max(f.score, clsError.baseScore()+4)
 		}
 		z.tests.errAt = 0
 	}

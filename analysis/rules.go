@@ -22,12 +22,34 @@ const (
 	clsCompiler
 )
 
-var classNames = [...]string{"", "warning", "generic", "keyword", "header", "cancel", "runner-error", "error", "infra", "exception", "test-failure", "compiler"}
+// classInfo is what a line class is called (the Rule of a Result) and its
+// base cause strength (0-100).
+type classInfo struct {
+	name  string
+	score int
+}
 
-func (c lineClass) String() string { return classNames[c] }
+// classes holds each line class's name and base score. A keyword line's
+// score comes from its words instead (classifyLine).
+var classes = [...]classInfo{
+	clsNone:      {name: "", score: 0},
+	clsWarning:   {name: "warning", score: 6},
+	clsGeneric:   {name: "generic", score: 10},
+	clsKeyword:   {name: "keyword", score: 0},
+	clsHeader:    {name: "header", score: 40},
+	clsCancel:    {name: "cancel", score: 55},
+	clsRunner:    {name: "runner-error", score: 89},
+	clsError:     {name: "error", score: 78},
+	clsInfra:     {name: "infra", score: 82},
+	clsException: {name: "exception", score: 85},
+	clsTest:      {name: "test-failure", score: 88},
+	clsCompiler:  {name: "compiler", score: 92},
+}
 
-// classScore is the base cause strength of each class (0-100).
-var classScore = [...]int{0, 6, 10, 0, 40, 55, 89, 78, 82, 85, 88, 92}
+func (c lineClass) String() string { return classes[c].name }
+
+// baseScore is the class's base cause strength.
+func (c lineClass) baseScore() int { return classes[c].score }
 
 // plainDiagScore is the strength of a positioned diagnostic worded without
 // error vocabulary.
@@ -91,13 +113,13 @@ func classifyLine(in ruleInput) feature {
 	ltt := in.lc[len(in.lc)-len(tt):]
 	if bytes.HasPrefix(ltt, []byte("failure/error:")) {
 		// RSpec states a failed expectation with the code that failed
-		f.class, f.score = clsTest, classScore[clsTest]
+		f.class, f.score = clsTest, clsTest.baseScore()
 		return f
 	}
 	kw, found := vocabScore(ltt)
 	f.found = found
 	if found.has(kwTreated) || found.has(kwWerror) && containsAny(ltt, "due to -werror", "[-werror", "because of -werror") {
-		f.class, f.score = clsError, classScore[clsError]
+		f.class, f.score = clsError, clsError.baseScore()
 		return f
 	}
 	if kw == 0 && f.flags&fHeader == 0 {
@@ -121,7 +143,7 @@ func classifyLine(in ruleInput) feature {
 		// when a linter fails on warnings; it loses to any error
 		f.score = positionedWarningScore
 	default:
-		f.score = classScore[f.class]
+		f.score = f.class.baseScore()
 	}
 	if f.class > clsGeneric && containsAny(ltt, definitive...) {
 		f.score += 6

@@ -269,43 +269,6 @@ func isException(tt, l []byte) bool {
 	return false
 }
 
-// infraWords are vocabulary entries that name a network, resource or
-// permission failure.
-var infraWords = []string{"reset by peer", "refused", "econn", "etimedout", "enotfound", "eai_again", "timed out",
-	"took >", "took more than", "took longer than", "time limit",
-	"deadline exceeded", "rate limit", "too many requests", "toomanyrequests", "no space left", "out of memory", "outofmemory", "heap space",
-	"oom", "killed", "segmentation fault", "core dumped", "sigsegv", "sigkill", "sigabrt", "no such ", "denied",
-	"unauthorized", "forbidden", "unreachable"}
-
-var infraSet = func() (s kwSet) {
-	for _, w := range infraWords {
-		for i, k := range vocabulary {
-			if k.text == w {
-				s[i/64] |= 1 << (i % 64)
-			}
-		}
-	}
-	return s
-}()
-
-func isInfra(found kwSet) bool { return found[0]&infraSet[0] != 0 || found[1]&infraSet[1] != 0 }
-
-// severeSet holds the words that make a wrapper line worth reading: a signal
-// or an exhausted resource ends the process the wrapper reports on
-// ("process didn't exit successfully: … (signal: 9, SIGKILL: kill)").
-var severeSet = vocabSet("sigkill", "sigsegv", "sigabrt", "out of memory", "outofmemory", "heap space", "oom", "no space left", "segmentation fault", "core dumped")
-
-func severe(found kwSet) bool { return found[0]&severeSet[0] != 0 || found[1]&severeSet[1] != 0 }
-
-// vocabSet returns the set of the given vocabulary words.
-func vocabSet(words ...string) (s kwSet) {
-	for _, w := range words {
-		i := kwID(w)
-		s[i/64] |= 1 << (i % 64)
-	}
-	return s
-}
-
 // isErrorStatement recognises lines that state an error in a tool's voice.
 func isErrorStatement(tt, l []byte) bool {
 	if hasAnyPrefix(l, "error", "[error", "fatal", "failed", "failure", "critical", "[critical", "severe", "err!", "npm err!", "yarn err", "e: ", "e/", "could not", "cannot", "unable to", "can't", "couldn't") {

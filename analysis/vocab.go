@@ -1,243 +1,186 @@
 package analysis
 
-import (
-	"bytes"
-	"math/bits"
+// vocabulary is the log engine's error vocabulary: the words that make a line
+// worth classifying, grouped in word families by the kind of failure they
+// speak of. The per-line prefilter (lexicon.go) is built from this table once,
+// when the package is initialised; checkVocabulary says what a valid entry
+// is, and TestVocabularyRejectsMistakes holds it.
+//
+// A new kind of failure wording is one word family here. A word's weight says
+// how strongly it speaks of a failure by itself; the ordered rules (rules.go)
+// refine what the line is. Words are matched case-insensitively (ASCII)
+// anywhere in a line unless their bound says otherwise. These are not the
+// error families of causal/catalogue, which name one tool's wording of a
+// failure and its mechanism category; this vocabulary decides which lines the
+// log engine weighs as causes at all.
+var vocabulary = []wordFamily{
+	{name: "failure", meaning: failureWords, words: []word{
+		{text: "error", weight: 3},
+		{text: "fail", weight: 3},
+		{text: "fatal", weight: 3},
+		{text: "panic", weight: 3},
+		{text: "exception", weight: 3},
+		{text: "traceback", weight: 3},
+		{text: "abort", weight: 2},
+		{text: "crash", weight: 2},
+		{text: "not ok", weight: 2, bound: wholeWord}, // TAP
+		{text: "problem", weight: 1, bound: wholeWord},
+		{text: "broken", weight: 1, bound: wholeWord},
+	}},
+	{name: "inability", meaning: failureWords, words: []word{
+		{text: "cannot", weight: 2},
+		{text: "can't", weight: 2},
+		{text: "could not", weight: 2},
+		{text: "couldn't", weight: 2},
+		{text: "unable to", weight: 2},
+	}},
+	{name: "refusal", meaning: failureWords, words: []word{
+		{text: "refusing", weight: 2},
+		{text: "permission", weight: 1},
+	}},
+	{name: "absence", meaning: failureWords, words: []word{
+		{text: "not found", weight: 2},
+		{text: "does not exist", weight: 2},
+		{text: "doesn't exist", weight: 2},
+		{text: "undefined", weight: 2},
+		{text: "unresolved", weight: 2},
+		{text: "missing", weight: 1, bound: wholeWord},
+	}},
+	{name: "contract", meaning: failureWords, words: []word{
+		{text: "assert", weight: 2},
+		{text: "unexpected", weight: 2},
+		{text: "illegal", weight: 2},
+		{text: "invalid", weight: 1},
+		{text: "expected", weight: 1},
+		{text: "mismatch", weight: 1},
+		{text: "violation", weight: 1},
+		{text: "incompatible", weight: 1},
+		{text: "not supported", weight: 1},
+		{text: "conflict", weight: 1},
+	}},
+	{name: "limit", meaning: failureWords, words: []word{
+		{text: "timeout", weight: 2},
+		{text: "exceeded", weight: 2},
+	}},
+	{name: "termination", meaning: failureWords, words: []word{
+		{text: "sigint", weight: 2},
+		{text: "sigterm", weight: 2},
+		{text: "cancel", weight: 1},
+	}},
+	{name: "exit status", meaning: failureWords, words: []word{
+		{text: "exit code", weight: 1, inName: true},
+		{text: "exit status", weight: 1, inName: true},
+		{text: "exited with", weight: 1, inName: true},
+		{text: "non-zero", weight: 1},
+	}},
+	{name: "warnings as errors", meaning: failureWords, words: []word{
+		{text: "werror", weight: 3, bound: wordEnd, inName: true}, // "-Werror"
+		{text: "treated as error", weight: 3, inName: true},
+	}},
+	{name: "test marks", meaning: failureWords, words: []word{
+		{text: "\u2717", weight: 3},  // ✗
+		{text: "\u2716", weight: 3},  // ✖
+		{text: "\u2715", weight: 3},  // ✕
+		{text: "\u2718", weight: 3},  // ✘ (Playwright's failed test)
+		{text: "\u274c", weight: 3},  // ❌
+		{text: "\u00d7 ", weight: 2}, // ×
+	}},
+	{name: "network", meaning: infraWords, words: []word{
+		{text: "reset by peer", weight: 3},
+		{text: "refused", weight: 3},
+		{text: "econn", weight: 3, bound: wordStart}, // ECONNRESET, ECONNREFUSED
+		{text: "etimedout", weight: 3, bound: wordStart},
+		{text: "enotfound", weight: 3, bound: wordStart},
+		{text: "eai_again", weight: 3, bound: wordStart},
+		{text: "unreachable", weight: 2},
+	}},
+	{name: "time limit", meaning: infraWords, words: []word{
+		{text: "timed out", weight: 3},
+		{text: "took >", weight: 3},
+		{text: "took more than", weight: 3},
+		{text: "took longer than", weight: 3},
+		{text: "time limit", weight: 3},
+		{text: "deadline exceeded", weight: 3},
+	}},
+	{name: "rate limit", meaning: infraWords, words: []word{
+		{text: "rate limit", weight: 3},
+		{text: "too many requests", weight: 3},
+		{text: "toomanyrequests", weight: 3},
+	}},
+	{name: "access", meaning: infraWords, words: []word{
+		{text: "denied", weight: 3},
+		{text: "unauthorized", weight: 2},
+		{text: "forbidden", weight: 2},
+	}},
+	{name: "missing file", meaning: infraWords, words: []word{
+		{text: "no such ", weight: 3}, // "No such file or directory"
+	}},
+	{name: "killed", meaning: infraWords, words: []word{
+		{text: "killed", weight: 2, bound: wholeWord},
+	}},
+	{name: "exhausted resource", meaning: severeWords, words: []word{
+		{text: "out of memory", weight: 3},
+		{text: "outofmemory", weight: 3}, // java.lang.OutOfMemoryError
+		{text: "heap space", weight: 3},  // "Java heap space", "JVM heap space is exhausted"
+		{text: "oom", weight: 2, bound: wholeWord},
+		{text: "no space left", weight: 3},
+	}},
+	{name: "crash signal", meaning: severeWords, words: []word{
+		{text: "segmentation fault", weight: 4},
+		{text: "core dumped", weight: 3},
+		{text: "sigsegv", weight: 3},
+		{text: "sigabrt", weight: 3},
+		{text: "sigkill", weight: 2},
+	}},
+}
+
+// wordFamily is one word family of the vocabulary: the words tools use for
+// one kind of failure, and what finding one of them says about the line.
+type wordFamily struct {
+	name    string // unique, for messages and readers
+	meaning meaning
+	words   []word
+}
+
+// meaning is what a family's words say about a line beyond their weight.
+type meaning uint8
+
+const (
+	// failureWords add their weight to the line's score and nothing more.
+	failureWords meaning = iota
+	// infraWords name a network, resource, permission or missing-file
+	// failure: a line holding one, with no more specific shape, is classed
+	// infra.
+	infraWords
+	// severeWords name a killed process or an exhausted resource. They are
+	// infra words, and a wrapper line ("process didn't exit successfully: …
+	// (signal: 9, SIGKILL: kill)") that holds one is read as a cause.
+	severeWords
 )
 
-// keyword is one entry of the error vocabulary, matched case-insensitively
-// (ASCII) anywhere in a line.
-type keyword struct {
-	text   string // lower case
-	weight int8
-	// left and right require a non-letter before and after the word.
-	left, right bool
-	// inName lets the word count inside a name token such as "-Werror".
+// word is one entry of an error family.
+type word struct {
+	text   string // lower case, at least two bytes, unique in the vocabulary
+	weight int8   // minWeight to maxWeight
+	bound  bound  // which sides of the word must not be letters
+	// inName lets the word count inside a name token such as "-Werror";
+	// other words found in a path, URL or file name do not count.
 	inName bool
 }
 
-// vocabulary is the error vocabulary used as the per-line prefilter. Weights
-// say how strongly a word speaks of a failure; the ordered rules refine them.
-var vocabulary = []keyword{
-	{"error", 3, false, false, false},
-	{"fail", 3, false, false, false},
-	{"fatal", 3, false, false, false},
-	{"panic", 3, false, false, false},
-	{"exception", 3, false, false, false},
-	{"traceback", 3, false, false, false},
-	{"abort", 2, false, false, false},
-	{"segmentation fault", 4, false, false, false},
-	{"core dumped", 3, false, false, false},
-	{"killed", 2, true, true, false},
-	{"timed out", 3, false, false, false},
-	{"timeout", 2, false, false, false},
-	{"took >", 3, false, false, false},
-	{"took more than", 3, false, false, false},
-	{"took longer than", 3, false, false, false},
-	{"time limit", 3, false, false, false},
-	{"deadline exceeded", 3, false, false, false},
-	{"denied", 3, false, false, false},
-	{"refused", 3, false, false, false},
-	{"reset by peer", 3, false, false, false},
-	{"econn", 3, true, false, false},
-	{"etimedout", 3, true, false, false},
-	{"enotfound", 3, true, false, false},
-	{"eai_again", 3, true, false, false},
-	{"not found", 2, false, false, false},
-	{"no such ", 3, false, false, false},
-	{"cannot", 2, false, false, false},
-	{"can't", 2, false, false, false},
-	{"could not", 2, false, false, false},
-	{"couldn't", 2, false, false, false},
-	{"unable to", 2, false, false, false},
-	{"undefined", 2, false, false, false},
-	{"unresolved", 2, false, false, false},
-	{"invalid", 1, false, false, false},
-	{"unexpected", 2, false, false, false},
-	{"missing", 1, true, true, false},
-	{"mismatch", 1, false, false, false},
-	{"expected", 1, false, false, false},
-	{"assert", 2, false, false, false},
-	{"violation", 1, false, false, false},
-	{"rate limit", 3, false, false, false},
-	{"too many requests", 3, false, false, false},
-	{"toomanyrequests", 3, false, false, false},
-	{"unauthorized", 2, false, false, false},
-	{"forbidden", 2, false, false, false},
-	{"out of memory", 3, false, false, false},
-	{"outofmemory", 3, false, false, false}, // java.lang.OutOfMemoryError
-	{"heap space", 3, false, false, false},  // "Java heap space", "JVM heap space is exhausted"
-	{"oom", 2, true, true, false},
-	{"no space left", 3, false, false, false},
-	{"exceeded", 2, false, false, false},
-	{"unreachable", 2, false, false, false},
-	{"crash", 2, false, false, false},
-	{"refusing", 2, false, false, false},
-	{"not ok", 2, true, true, false},
-	{"permission", 1, false, false, false},
-	{"illegal", 2, false, false, false},
-	{"does not exist", 2, false, false, false},
-	{"doesn't exist", 2, false, false, false},
-	{"not supported", 1, false, false, false},
-	{"incompatible", 1, false, false, false},
-	{"conflict", 1, false, false, false},
-	{"cancel", 1, false, false, false},
-	{"sigint", 2, false, false, false},
-	{"sigterm", 2, false, false, false},
-	{"sigkill", 2, false, false, false},
-	{"sigsegv", 3, false, false, false},
-	{"sigabrt", 3, false, false, false},
-	{"exit code", 1, false, false, true},
-	{"exit status", 1, false, false, true},
-	{"exited with", 1, false, false, true},
-	{"werror", 3, false, true, true},
-	{"treated as error", 3, false, false, true},
-	{"non-zero", 1, false, false, false},
-	{"problem", 1, true, true, false},
-	{"broken", 1, true, true, false},
-	{"\u2717", 3, false, false, false},  // ✗
-	{"\u2716", 3, false, false, false},  // ✖
-	{"\u2715", 3, false, false, false},  // ✕
-	{"\u2718", 3, false, false, false},  // ✘ (Playwright's failed test)
-	{"\u274c", 3, false, false, false},  // ❌
-	{"\u00d7 ", 2, false, false, false}, // ×
-}
-
-// kwSet is a bit set of vocabulary indices (the vocabulary has fewer than 128
-// entries).
-type kwSet [2]uint64
-
-// kwIndex maps the first two bytes of a keyword to 1 + an index into kwSets.
-var kwIndex, kwSets = buildKWTable()
-
-func buildKWTable() (*[1 << 16]uint8, []kwSet) {
-	idx := new([1 << 16]uint8)
-	sets := []kwSet{}
-	for i, k := range vocabulary {
-		key := uint16(k.text[0])<<8 | uint16(k.text[1])
-		if idx[key] == 0 {
-			sets = append(sets, kwSet{})
-			idx[key] = uint8(len(sets))
-		}
-		sets[idx[key]-1][i/64] |= 1 << (i % 64)
-	}
-	return idx, sets
-}
-
-// kwFirst marks the bytes that can start a keyword, a cheap filter in front
-// of the table lookup.
-var kwFirst = func() (t [256]bool) {
-	for _, k := range vocabulary {
-		t[k.text[0]] = true
-	}
-	return t
-}()
-
-// lowerASCII appends b lower-cased (ASCII letters only) to dst.
-func lowerASCII(dst, b []byte) []byte {
-	n := len(dst)
-	dst = append(dst, b...)
-	out := dst[n:]
-	for i, c := range out {
-		if c >= 'A' && c <= 'Z' {
-			out[i] = c + 32
-		}
-	}
-	return dst
-}
-
-func isLetter(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
-
-// vocabScore sums the weights of the vocabulary words found in the lower-cased
-// line lc (each word counted once) and returns a bit set of the words found.
-func vocabScore(lc []byte) (score int, found kwSet) {
-	for i := 0; i+1 < len(lc); i++ {
-		c := lc[i]
-		if !kwFirst[c] {
-			continue
-		}
-		si := kwIndex[uint16(c)<<8|uint16(lc[i+1])]
-		if si == 0 {
-			continue
-		}
-		set := kwSets[si-1]
-		for w := 0; w < 2; w++ {
-			rest := set[w]
-			for rest != 0 {
-				j := bits.TrailingZeros64(rest)
-				rest &= rest - 1
-				idx := w*64 + j
-				if found[w]&(1<<j) != 0 {
-					continue
-				}
-				k := &vocabulary[idx]
-				if !bytes.HasPrefix(lc[i:], []byte(k.text)) {
-					continue
-				}
-				if (k.left && i > 0 && isLetter(lc[i-1])) || (k.right && i+len(k.text) < len(lc) && isLetter(lc[i+len(k.text)])) {
-					continue
-				}
-				if !k.inName && inNameToken(lc, i, len(k.text)) {
-					continue
-				}
-				found[w] |= 1 << j
-				score += int(k.weight)
-			}
-		}
-	}
-	return score, found
-}
-
-// kwID returns the vocabulary index of a word; it panics for unknown words
-// (a programming error caught by every test run).
-func kwID(text string) int {
-	for i, k := range vocabulary {
-		if k.text == text {
-			return i
-		}
-	}
-	panic("analysis: no vocabulary word " + text)
-}
-
-// Vocabulary indices looked up on hot paths.
-var (
-	kwWerror     = kwID("werror")
-	kwTreated    = kwID("treated as error")
-	kwExitCode   = kwID("exit code")
-	kwExitStatus = kwID("exit status")
-	kwExitedWith = kwID("exited with")
-	kwFail       = kwID("fail")
+// Word weights: 1 hints at a failure ("invalid"), 4 states one by itself
+// ("segmentation fault").
+const (
+	minWeight = 1
+	maxWeight = 4
 )
 
-// has reports whether the vocabulary word with index i was found.
-func (s kwSet) has(i int) bool { return s[i/64]&(1<<(i%64)) != 0 }
+// bound says which sides of a word need a non-letter (or the line's edge).
+type bound uint8
 
-// inNameToken reports whether the word at lc[i:i+n] sits inside a path, a
-// URL or a file name ("src/Error.hs", "libgpg-error", "Error.swift"), where it
-// names something rather than reports a failure.
-func inNameToken(lc []byte, i, n int) bool {
-	ts := i
-	for ts > 0 && lc[ts-1] != ' ' && lc[ts-1] != '\t' {
-		ts--
-	}
-	te := i + n
-	for te < len(lc) && lc[te] != ' ' && lc[te] != '\t' {
-		te++
-	}
-	tok := lc[ts:te]
-	if bytes.IndexByte(tok, '/') >= 0 || bytes.IndexByte(tok, '\\') >= 0 {
-		return true
-	}
-	if i > ts && (lc[i-1] == '-' || lc[i-1] == '_') || i+n < te && lc[i+n] == '_' {
-		return true // "libgpg-error", "on_error", "error_page"
-	}
-	for k := i + n; k+1 < te; k++ {
-		if lc[k] == '.' && isLetter(lc[k+1]) {
-			return true
-		}
-		if !isLetter(lc[k]) {
-			break
-		}
-	}
-	return false
-}
+// Word bounds; the zero bound matches anywhere.
+const (
+	wordStart bound = 1 << 0 // "econn" in "ECONNRESET", not in "reconnect"
+	wordEnd   bound = 1 << 1 // "werror" in "-Werror", not in "werrors"
+	wholeWord       = wordStart | wordEnd
+)

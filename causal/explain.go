@@ -55,10 +55,15 @@ type explainer struct {
 	matched failText
 	find    finding
 	// family is the catalogued error family the matched text belongs to.
-	family   *catalogue.Family
-	producer *harness.Node
-	chain    Chain
-	patch    *patch.Patch
+	family *catalogue.Family
+	// testsFailedAt is the first log line of a cause line on which a test
+	// or build failure wrapper rule holds (0: none); passing are the lines
+	// of tests that passed. See notEvidence.
+	testsFailedAt int
+	passing       lineRanges
+	producer      *harness.Node
+	chain         Chain
+	patch         *patch.Patch
 	// creds are the credentials the patch passes, as its fix described them.
 	creds   []impact.Credential
 	fixNote string
@@ -73,6 +78,8 @@ type fixContext struct {
 	rule    *rule
 	matched failText
 	find    finding
+	// family is the catalogued error family the matched text belongs to.
+	family *catalogue.Family
 }
 
 // failText is a line a rule may match: a cause line (primary) or context.

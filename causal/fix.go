@@ -40,14 +40,25 @@ func (x *explainer) propose() {
 	case x.rule == nil:
 		x.fixNote = "No mechanism rule matched, so Polylane proposes no patch rather than guess."
 		return
-	case x.rule.Fix == nil:
+	}
+	fc := &fixContext{facts: &x.facts, rule: x.rule, matched: x.matched, find: x.find, family: x.family}
+	recipe, hasRecipe := familyRecipe(fc)
+	switch {
+	case x.rule.Fix == nil && !hasRecipe:
 		x.fixNote = noPatchNote(x.rule.Category)
 		return
 	case x.rule.Transient && x.in.Verdict.Kind == history.Broken:
 		x.fixNote = "The failure persists through the whole window, so a retry would not help; Polylane proposes no patch."
 		return
 	}
-	plan, err := x.rule.Fix(&fixContext{facts: &x.facts, rule: x.rule, matched: x.matched, find: x.find})
+	var plan *fixPlan
+	err := errNoFix
+	if hasRecipe {
+		plan, err = recipe(fc)
+	}
+	if err != nil && x.rule.Fix != nil {
+		plan, err = x.rule.Fix(fc)
+	}
 	if err != nil {
 		x.fixNote = "Polylane proposes no patch: " + strings.TrimPrefix(err.Error(), errNoFix.Error()+": ")
 		return

@@ -102,8 +102,52 @@ func capEdit(x *fixContext, n *harness.Node, content []byte, line, end int) ([]b
 	case "cargo":
 		out, err := patch.AddArgs(content, line, end, subcommandWord(n), []string{"-j", "2"})
 		return out, "limits cargo to 2 parallel jobs", shapeErr(err)
+	case "cmake", "ninja":
+		return capBuildJobs(n, content, line, end)
+	case "goreleaser":
+		if x.leftOut([]string{"formancehq/payments"}) {
+			break
+		}
+		// goreleaser builds one target per CPU by default (--parallelism,
+		// https://goreleaser.com/cmd/goreleaser_build/).
+		return replaceOrAdd(n, content, line, end, "--parallelism", "--parallelism=2", subcommandWord(n))
 	}
 	return nil, "", noFix("`%s` has no parallelism or memory setting Polylane knows how to cap", commandName(n))
+}
+
+// capBuildJobs caps the jobs of `cmake --build` (its --parallel or -j, with
+// no number meaning the build tool's default, one per CPU or more) and of
+// ninja (-j; its default is the CPU count plus two), per
+// https://cmake.org/cmake/help/latest/manual/cmake.1.html#cmdoption-cmake-build-j
+// and https://ninja-build.org/manual.html#ref_running.
+func capBuildJobs(n *harness.Node, content []byte, line, end int) ([]byte, string, error) {
+	w := n.Cmd.Words
+	if n.Tool() == "cmake" && !hasWord(w, "--build") {
+		return nil, "", noFix("`%s` configures the build; the compiler runs in `cmake --build`", commandName(n))
+	}
+	for i, a := range w {
+		switch {
+		case (a == "--parallel" || a == "-j") && (i+1 == len(w) || atoi(w[i+1]) == 0 && !strings.HasPrefix(w[i+1], "$")):
+			out, err := patch.ReplaceWord(content, line, end, a, a+" 2")
+			return out, fmt.Sprintf("gives `%s` a bound of 2 jobs (`%s 2`) where it had none", commandName(n), a), shapeErr(err)
+		case (a == "--parallel" || a == "-j") && atoi(w[i+1]) > 2:
+			out, err := patch.ReplaceWord(content, line, end, a+" "+w[i+1], a+" 2")
+			return out, fmt.Sprintf("lowers `%s` to 2 jobs", commandName(n)), shapeErr(err)
+		case strings.HasPrefix(a, "-j") && atoi(strings.TrimPrefix(a, "-j")) > 2, strings.HasPrefix(a, "--parallel=") && atoi(strings.TrimPrefix(a, "--parallel=")) > 2:
+			repl := "-j2"
+			if strings.HasPrefix(a, "--parallel=") {
+				repl = "--parallel=2"
+			}
+			out, err := patch.ReplaceWord(content, line, end, a, repl)
+			return out, fmt.Sprintf("lowers `%s` to 2 jobs", commandName(n)), shapeErr(err)
+		}
+	}
+	if n.Tool() == "ninja" {
+		out, err := patch.AddArgs(content, line, end, programWord(n), []string{"-j2"})
+		return out, "runs ninja with 2 jobs (-j2) instead of one per CPU plus two", shapeErr(err)
+	}
+	out, err := patch.AddArgs(content, line, end, "--build", []string{"--parallel", "2"})
+	return out, "runs `cmake --build` with 2 jobs (--parallel 2)", shapeErr(err)
 }
 
 func goParallel(n *harness.Node, content []byte, line, end int) ([]byte, string, error) {

@@ -100,6 +100,8 @@ func isLocalHost(h string) bool {
 // the first that holds: a specific cause next to the cause line beats "a
 // test failed".
 func (x *explainer) match() {
+	x.testsFailedAt = x.wrapperOnCause()
+	x.passing = passingTestBlocks(x.log)
 	for _, generic := range []bool{false, true} {
 		for pass := 0; pass < 2; pass++ {
 			for _, r := range rules {
@@ -133,7 +135,7 @@ func (x *explainer) ruleHolds(r *rule, pass int) (failText, bool) {
 
 func (x *explainer) causeMatch(r *rule, pass int) (failText, bool) {
 	for i, t := range x.texts {
-		if pass == 0 && !t.Primary && !r.Wide {
+		if (pass == 0 && !t.Primary && !r.Wide) || x.notEvidence(r, t) {
 			continue
 		}
 		for _, re := range r.Cause {
@@ -148,6 +150,98 @@ func (x *explainer) causeMatch(r *rule, pass int) (failText, bool) {
 		}
 	}
 	return failText{}, false
+}
+
+// notEvidence reports whether a failure text cannot support a specific
+// rule: a line that only quotes what a test expected or got is the test's
+// subject, not the job's mechanism; a line printed inside a test that
+// passed is not why the job failed; and once the failing tool reported a
+// test or build failure, a context line printed after that report (a dump,
+// a cleanup, a later time limit) is a consequence, unless the rule's
+// mechanism makes tests fail.
+func (x *explainer) notEvidence(r *rule, t failText) bool {
+	if r.Generic {
+		return false
+	}
+	if assertionShape.MatchString(t.Line.Text) {
+		return true
+	}
+	if t.Primary || r.ExplainsTests {
+		return false
+	}
+	if x.passing.holds(t.Line.N) {
+		return true
+	}
+	return x.testsFailedAt > 0 && t.Line.N > x.testsFailedAt
+}
+
+// lineRanges are ranges of log lines, first and last included.
+type lineRanges [][2]int
+
+func (rs lineRanges) holds(n int) bool {
+	for _, r := range rs {
+		if n >= r[0] && n <= r[1] {
+			return true
+		}
+	}
+	return false
+}
+
+// goTestRun and goTestPass bound the output of one Go test.
+var (
+	goTestRun  = regexp.MustCompile(`^\s*=== (?:RUN|CONT)\s+(\S+)`)
+	goTestPass = regexp.MustCompile(`^\s*--- PASS: (\S+) \(`)
+)
+
+// passingTestBlocks returns the line ranges of tests that passed, as go
+// test prints them (=== RUN name … --- PASS: name).
+func passingTestBlocks(sl *stepLog) lineRanges {
+	if sl == nil {
+		return nil
+	}
+	open := map[string]int{}
+	var out lineRanges
+	for _, l := range sl.Lines {
+		if m := goTestRun.FindStringSubmatch(l.Text); m != nil {
+			if _, ok := open[m[1]]; !ok {
+				open[m[1]] = l.N
+			}
+		} else if m := goTestPass.FindStringSubmatch(l.Text); m != nil {
+			if start, ok := open[m[1]]; ok {
+				out = append(out, [2]int{start, l.N})
+				delete(open, m[1])
+			}
+		}
+	}
+	return out
+}
+
+// assertionShape matches a line that reports what a test expected or got:
+// its words are the test's subject.
+var assertionShape = regexp.MustCompile(`(?i)(\b(want|wanted|got|expected|actual|received)\b\s*[:=]|,\s*(want|wanted|expected)\s+["'\d]|\bassert(ion)?\w*\b.*\b(==|!=|equal)|Expected:|Received:|to equal|to be\b)`)
+
+// wrapperOnCause returns the first log line of a cause line on which a
+// generic wrapper rule (a test or build failure) holds, 0 when none: the
+// failing tool said what failed there.
+func (x *explainer) wrapperOnCause() int {
+	first := 0
+	for _, r := range rules {
+		if !r.Generic || len(r.Cause) == 0 {
+			continue
+		}
+		for _, t := range x.texts {
+			if !t.Primary || t.Line.N <= 0 || (first > 0 && t.Line.N >= first) {
+				continue
+			}
+			for _, re := range r.Cause {
+				if re.MatchString(t.Line.Text) {
+					first = t.Line.N
+					break
+				}
+			}
+		}
+	}
+	return first
 }
 
 // familyFor returns the first catalogued family that text i shows and that

@@ -8,7 +8,7 @@ package causal
 // wording says what happened.
 
 var (
-	ruleCataloguedRateLimit          = catalogued(RateLimit)
+	ruleCataloguedRateLimit          = withFix(catalogued(RateLimit), fixRateLimitRetry)
 	ruleCataloguedResourceExhaustion = catalogued(ResourceExhaustion)
 	ruleCataloguedTimeout            = catalogued(Timeout)
 	ruleCataloguedBuildFailure       = catalogued(BuildFailure)
@@ -23,6 +23,13 @@ func catalogued(c Category) rule {
 		Producer: roleEmitter,
 		Summary:  "{emitter_desc} failed with '{cause_short}'{cause_cite}: {family_what}.",
 		Values:   map[string]summaryValue{"family_what": valueFamilyWhat}}
+}
+
+// withFix gives a catalogue rule the fix shape its mechanism has when the
+// family names no recipe; the fix only helps a failure that comes and goes.
+func withFix(r rule, f fixFunc) rule {
+	r.Fix, r.Transient = f, true
+	return r
 }
 
 // valueFamilyWhat says what the matched family's wording means.

@@ -4,7 +4,7 @@ import "fmt"
 
 // Mechanisms of ordering: a daemon, CRD, object or server used before it was there.
 
-var ruleDockerDaemon = rule{ID: "ordering/docker-daemon", Category: Ordering, Catalogue: 6, Wide: true,
+var ruleDockerDaemon = rule{ExplainsTests: true, ID: "ordering/docker-daemon", Category: Ordering, Catalogue: 6, Wide: true,
 	// A socket the runner's user may not open ("connect: permission
 	// denied") is a running daemon, not one that is late.
 	Cause:    res(`Cannot connect to the Docker daemon`, `Is the docker daemon running\?`, `dial unix /var/run/docker\.sock: connect: (?:no such file or directory|connection refused)`, `error during connect: .*docker`),

@@ -2,7 +2,7 @@ package causal
 
 // Mechanisms of rate limits of registries and the GitHub API.
 
-var ruleRegistryRateLimit = rule{ID: "rate-limit/registry", Category: RateLimit, Catalogue: 7, Wide: true,
+var ruleRegistryRateLimit = rule{ExplainsTests: true, ID: "rate-limit/registry", Category: RateLimit, Catalogue: 7, Wide: true,
 	Cause: res(`toomanyrequests`, `(?i)pull rate limit`, `(?i)429 Too Many Requests`, `(?i)status code 429`, `(?i)rate limit exceeded.*(docker|registry|pull)`),
 	// A package registry's 429 in a package manager's wording is no
 	// container pull: npm's registry, a Maven repository through Gradle,

@@ -18,14 +18,14 @@ var ruleWaitTooShort = rule{ID: "timeout/wait-too-short", Category: Timeout, Cat
 	Summary: "{emitter_desc} gave up after {timeout_value}: '{cause_short}'{cause_cite}. On a cold CI cluster that bound is too tight for images to pull and pods to start.",
 	Values:  map[string]summaryValue{"timeout_value": valueTimeout}}
 
-var ruleGoTestTimeout = rule{ID: "timeout/go-test", Category: Timeout, Catalogue: 4, Wide: true,
+var ruleGoTestTimeout = rule{ExplainsTests: true, ID: "timeout/go-test", Category: Timeout, Catalogue: 4, Wide: true,
 	Cause:    res(`panic: test timed out after`),
 	Producer: roleEmitter, Fix: fixGoTestTimeout,
 	Summary: "{emitter_desc} ran past its test timeout and go test aborted it: '{cause_short}'{cause_cite}."}
 
 var ruleJobLimit = rule{ID: "timeout/job-limit", Category: Timeout, Catalogue: 4, Wide: true,
 	Cause: res(`has exceeded the maximum execution time of \d+ minutes`, `The action '?.*'? has timed out after \d+ minutes`,
-		`The operation was canceled`, `execution took longer than`),
+		`^(##\[error\])?The operation was canceled\.?$`, `execution took longer than`),
 	Producer: roleLimit, Fix: fixRaiseJobTimeout,
 	Summary: "The run reached its time limit and was cancelled while {emitter_desc} was running: '{cause_short}'{cause_cite}."}
 

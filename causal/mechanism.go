@@ -78,6 +78,12 @@ type rule struct {
 	Catalogued bool
 	// fallback marks a category's catalogue rule.
 	fallback bool
+	// ExplainsTests marks a mechanism that makes tests fail as a
+	// consequence (the runner killed them for memory, the disk filled, the
+	// Docker daemon or a registry refused their containers): it may hold on
+	// a context line even when the failing tool reported a test failure.
+	// Other specific rules then need a cause line of their own.
+	ExplainsTests bool
 }
 
 func res(patterns ...string) []*regexp.Regexp {

@@ -113,9 +113,10 @@ func ciDiffRows(t *testing.T, shared string) []row {
 	p, b := aggregate(plain), aggregate(based)
 	set := fmt.Sprintf("CiDiff (%d cases)", len(cases))
 	return []row{
-		{set, "P / R / F1 without baseline", fmt.Sprintf("%.3f / %.3f / %.3f", p.p, p.r, p.f), "keyword lines: .441 / .398 / .322", ""},
-		{set, "any-hit / median lines without baseline", fmt.Sprintf("%.3f / %.0f", p.anyHit, p.median), "keyword lines: .977 / 19", ""},
-		{set, "P / R / F1 with passing log as baseline", fmt.Sprintf("%.3f / %.3f / %.3f", b.p, b.r, b.f), "absent from passing log: .585 / .859 / .652", "F1 ≥ 0.70"},
-		{set, "any-hit / median lines with baseline", fmt.Sprintf("%.3f / %.0f", b.anyHit, b.median), "absent from passing log: 1.0 / 39", ""},
+		{set: set, measure: "P / R / F1 without baseline", got: fmt.Sprintf("%.3f / %.3f / %.3f", p.p, p.r, p.f), reference: "keyword lines: .441 / .398 / .322"},
+		{set: set, measure: "any-hit / median lines without baseline", got: fmt.Sprintf("%.3f / %.0f", p.anyHit, p.median), reference: "keyword lines: .977 / 19"},
+		{set: set, measure: "P / R / F1 with passing log as baseline", got: fmt.Sprintf("%.3f / %.3f / %.3f", b.p, b.r, b.f), reference: "absent from passing log: .585 / .859 / .652",
+			metric: "cidiff-baseline-f1", value: b.f},
+		{set: set, measure: "any-hit / median lines with baseline", got: fmt.Sprintf("%.3f / %.0f", b.anyHit, b.median), reference: "absent from passing log: 1.0 / 39"},
 	}
 }

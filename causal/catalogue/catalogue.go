@@ -78,6 +78,9 @@ type Family struct {
 // generic ones, each group in file and declaration order.
 type Catalogue struct {
 	families []*Family
+	// left are the corpus cases (or repositories) Without left out; fix
+	// recipes written from them are left out too (LeavesOut).
+	left []string
 }
 
 //go:embed families/*.yaml
@@ -247,13 +250,19 @@ func (c *Catalogue) Len() int { return len(c.families) }
 // the given corpus cases (matched by prefix, so "owner/repo" leaves out
 // every case of a repository).
 func (c *Catalogue) Without(cases ...string) *Catalogue {
-	out := &Catalogue{}
+	out := &Catalogue{left: append(append([]string{}, c.left...), cases...)}
 	for _, f := range c.families {
 		if !f.writtenFrom(cases) {
 			out.families = append(out.families, f)
 		}
 	}
 	return out
+}
+
+// LeavesOut reports whether anything written from one of the given corpus
+// cases (a fix recipe, say) must be left out with this catalogue.
+func (c *Catalogue) LeavesOut(writtenFrom []string) bool {
+	return c != nil && (&Family{Cases: writtenFrom}).writtenFrom(c.left)
 }
 
 func (f *Family) writtenFrom(cases []string) bool {

@@ -22,6 +22,10 @@ func TestCatalogue(t *testing.T) {
 	for _, r := range causal.RuleIDs() {
 		rules[r] = true
 	}
+	recipes := map[string]bool{}
+	for _, r := range causal.RecipeNames() {
+		recipes[r] = true
+	}
 	for _, f := range c.Families() {
 		if !causal.Category(f.Category).Known() {
 			t.Errorf("%s (%s): unknown category %q", f.ID, f.File, f.Category)
@@ -31,6 +35,9 @@ func TestCatalogue(t *testing.T) {
 		}
 		if fallback := f.Category + "/catalogued"; f.Rule == "" && !rules[fallback] {
 			t.Errorf("%s (%s): names no rule, and its category has no catalogue rule (%s in causal/mech_catalogued.go) to recognise it", f.ID, f.File, fallback)
+		}
+		if f.Fix != "" && !recipes[f.Fix] {
+			t.Errorf("%s (%s): names the fix recipe %q, which causal/recipes.go does not have", f.ID, f.File, f.Fix)
 		}
 		if f.Rule != "" && !strings.HasPrefix(f.Rule, f.Category+"/") {
 			t.Errorf("%s (%s): rule %s is not of its category %s", f.ID, f.File, f.Rule, f.Category)

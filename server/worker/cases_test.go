@@ -217,7 +217,7 @@ func TestRegressionComment(t *testing.T) {
 	if doc.Verdict.Kind != "regression" || doc.Verdict.FirstBadSHA == nil || doc.Patch != nil {
 		t.Fatalf("diagnosis: verdict %s, first bad %v, patch %v", doc.Verdict.Kind, doc.Verdict.FirstBadSHA, doc.Patch != nil)
 	}
-	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	pa := jobs.PublishArgs(a)
 	for range 2 {
 		if err := r.w.publish(ctx, pa); err != nil {
 			t.Fatal(err)

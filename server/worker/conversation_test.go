@@ -47,7 +47,7 @@ func (r *rig) diagnoseAndPublish(t *testing.T, runID int64) jobs.DiagnoseArgs {
 	if err := r.w.diagnose(ctx, a); err != nil {
 		t.Fatal(err)
 	}
-	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	pa := jobs.PublishArgs(a)
 	if err := r.w.publish(ctx, pa); err != nil {
 		t.Fatal(err)
 	}

@@ -229,8 +229,7 @@ func (w *Worker) save(ctx context.Context, a jobs.DiagnoseArgs, p *runPayload, o
 		Verdict: out.Diagnosis.Verdict.Kind, ClassID: out.Diagnosis.TriggerClass}
 	var next []store.Job
 	if w.opts.Publish {
-		next = append(next, store.Job{Args: jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
-			RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}})
+		next = append(next, store.Job{Args: jobs.PublishArgs(a)})
 	}
 	return w.st.PutDiagnosis(ctx, rec, next...)
 }

@@ -56,7 +56,7 @@ func TestPublishUnderFaults(t *testing.T) {
 	setup := func(t *testing.T) (*rig, jobs.PublishArgs, jobs.FixArgs) {
 		r := newRig(t, b, dir)
 		seed.restore(t, r)
-		pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+		pa := jobs.PublishArgs(a)
 		fa := jobs.FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
 			ClassID: seed.diag.ClassID, RunID: a.RunID, Attempt: a.Attempt}
 		r.sim.ResetRecording()

@@ -124,7 +124,7 @@ func TestHostileRepositoryOnServer(t *testing.T) {
 	if strings.Contains(string(rec.Document), "OUTSIDE-7f3a") || strings.Contains(string(rec.Document), "root:x:0:0") {
 		t.Fatal("the diagnosis quotes a file outside the repository")
 	}
-	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	pa := jobs.PublishArgs(a)
 	if err := r.w.publish(ctx, pa); err != nil {
 		t.Fatal(err)
 	}

@@ -87,7 +87,7 @@ func TestNarratorWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	r.w.opts.Narrator = n
-	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	pa := jobs.PublishArgs(a)
 
 	// Not opted in: no request, Polylane's own words.
 	if err := r.w.publish(ctx, pa); err != nil {
@@ -136,7 +136,7 @@ func TestNarratorWiring(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	pa2 := jobs.PublishArgs{DeliveryGUID: a2.DeliveryGUID, InstallationID: a2.InstallationID, RepositoryID: a2.RepositoryID, RunID: a2.RunID, Attempt: a2.Attempt}
+	pa2 := jobs.PublishArgs(a2)
 	if err := r.w.publish(ctx, pa2); err != nil {
 		t.Fatal(err)
 	}

@@ -114,8 +114,7 @@ func TestSecretInStoredDiagnosisNeverRepublished(t *testing.T) {
 	}
 	r.checkDashboardClean(t, stored.ID, secrets)
 
-	if err := r.w.publish(ctx, jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
-		RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}); err != nil {
+	if err := r.w.publish(ctx, jobs.PublishArgs(a)); err != nil {
 		t.Fatal(err)
 	}
 	for _, c := range r.botComments(number) {

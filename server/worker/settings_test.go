@@ -259,7 +259,7 @@ func TestConfigMutesAreRecorded(t *testing.T) {
 	if class == "" {
 		t.Fatal("the diagnosis names no class")
 	}
-	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	pa := jobs.PublishArgs(a)
 	main := r.sc.Repository.DefaultBranch
 
 	r.commit(t, main, map[string]string{configPath: "muted_classes:\n  - id: " + class + "\n    reason: upstream mirror flakes\n"})

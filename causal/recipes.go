@@ -1,0 +1,223 @@
+package causal
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"slices"
+	"strings"
+
+	"github.com/polylane/polylane/causal/harness"
+	"github.com/polylane/polylane/causal/patch"
+)
+
+// A recipe is the fix that the maintainers of a tool apply to one of its
+// error families: a catalogue family names it in its fix: field, and when
+// the cause line belongs to that family the recipe is tried before the
+// matched rule's own fix shape. Each recipe says where maintainers applied
+// it.
+type recipe struct {
+	fix fixFunc
+	// sources are public fixes that applied it.
+	sources []string
+	// cases are the corpus cases (owner/repo/case) whose miss led to
+	// writing it, left out when the benchmark scores those cases.
+	cases []string
+}
+
+// recipes are the fix recipes by the name catalogue families use.
+// TestCatalogue checks that every name a family gives is here.
+var recipes = map[string]recipe{
+	"golangci-lint-timeout": {fix: fixGolangciTimeout, sources: []string{
+		"https://github.com/golangci/golangci-lint-action/issues/308",
+		"https://github.com/containerd/containerd/pull/5616",
+		"https://github.com/uber-go/nilaway/pull/85",
+	}, cases: []string{"wtfutil/wtf"}},
+	"cypress-verify-timeout": {fix: fixCypressVerifyTimeout, sources: []string{
+		"https://docs.cypress.io/app/references/troubleshooting#Run-the-Binary-verification-with-a-longer-timeout",
+		"https://github.com/cypress-io/cypress/issues/4624",
+	}, cases: []string{"opensearch-project/security-dashboards-plugin"}},
+}
+
+// RecipeNames lists the fix recipes catalogue families may name.
+func RecipeNames() []string {
+	out := make([]string, 0, len(recipes))
+	for name := range recipes {
+		out = append(out, name)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// familyRecipe returns the fix recipe the matched family names, if any.
+func familyRecipe(x *fixContext) (fixFunc, bool) {
+	if x.family == nil || x.family.Fix == "" {
+		return nil, false
+	}
+	r, ok := recipes[x.family.Fix]
+	if !ok || x.leftOut(r.cases) {
+		return nil, false
+	}
+	return r.fix, true
+}
+
+// leftOut reports whether a fix written from one of the given corpus cases
+// is left out of this diagnosis (a benchmark scoring those cases).
+func (x *facts) leftOut(cases []string) bool {
+	return len(cases) > 0 && x.in.Catalogue.LeavesOut(cases)
+}
+
+// golangci-lint's own deadline: a golangci-lint configuration file sets
+// run.timeout; without one, the command gets --timeout.
+var golangciConfigs = []string{".golangci.yml", ".golangci.yaml"}
+
+// fixGolangciTimeout gives golangci-lint a longer deadline, in its
+// configuration file when the repository has one, else on the command.
+func fixGolangciTimeout(x *fixContext) (*fixPlan, error) {
+	rationale := func(where string) string {
+		return fmt.Sprintf("golangci-lint stopped at its own deadline%s: its default (1 minute in older versions) is too short for a cold cache on a shared runner. "+
+			"The patch sets %s to 5 minutes; a linter that finds problems still fails the step.", cite(x.ids["cause"]...), where)
+	}
+	for _, p := range golangciConfigs {
+		content, err := x.repo.ReadFile(p)
+		if err != nil {
+			continue
+		}
+		out, err := setYAMLKey(content, "run", "timeout", "5m")
+		if err != nil {
+			return nil, noFix("%s: %v", p, err)
+		}
+		return &fixPlan{Title: "Give golangci-lint 5 minutes", Rationale: rationale("`run.timeout` in " + p),
+			Edits: []patch.FileEdit{{Path: p, Old: content, New: out}}}, nil
+	}
+	if s := x.step; s != nil && x.wf != nil && strings.HasPrefix(s.Uses, "golangci/golangci-lint-action@") {
+		return golangciActionTimeout(x, rationale("`--timeout` in the action's args"))
+	}
+	n := x.fixTarget()
+	if n == nil || n.Tool() != "golangci-lint" {
+		return nil, noFix("golangci-lint's command was not located and the repository has no golangci-lint configuration file")
+	}
+	if strings.Contains(n.Text, "--timeout") {
+		return nil, noFix("`%s` already sets a timeout", commandName(n))
+	}
+	site, out, err := x.addArgs(n, subcommandWord(n), []string{"--timeout=5m"})
+	if err != nil {
+		return nil, err
+	}
+	return &fixPlan{Title: "Give golangci-lint 5 minutes", Rationale: rationale("`--timeout`"), Edits: []patch.FileEdit{edit(site, out)}}, nil
+}
+
+// golangciActionTimeout passes --timeout=5m through golangci-lint-action's
+// args input.
+func golangciActionTimeout(x *fixContext, rationale string) (*fixPlan, error) {
+	args := x.step.With["args"].Text
+	if strings.Contains(args, "--timeout") {
+		return nil, noFix("the action's args already set a timeout")
+	}
+	content, err := x.repo.ReadFile(x.wf.Path)
+	if err != nil {
+		return nil, noFix("cannot read %s", x.wf.Path)
+	}
+	var out []byte
+	if v, ok := x.step.With["args"]; ok && v.Line > 0 {
+		out, err = patch.SetKeyValue(content, v.Line, "args", strings.TrimSpace(args+" --timeout=5m"))
+	} else {
+		out, err = patch.AddStepWith(content, stepSpan(x.step), "args", "--timeout=5m")
+	}
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	return &fixPlan{Title: "Give golangci-lint 5 minutes", Rationale: rationale, Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}}, nil
+}
+
+// setYAMLKey sets key: value under the top-level mapping section of a
+// YAML file, adding the section when it is missing. It edits lines, so
+// comments and the rest of the file stay as written.
+func setYAMLKey(content []byte, section, key, value string) ([]byte, error) {
+	ls := strings.Split(string(content), "\n")
+	for i, l := range ls {
+		if strings.TrimRight(l, " ") != section+":" {
+			continue
+		}
+		for j := i + 1; j < len(ls) && (strings.HasPrefix(ls[j], " ") || strings.TrimSpace(ls[j]) == ""); j++ {
+			if t := strings.TrimSpace(ls[j]); strings.HasPrefix(t, key+":") {
+				indent := ls[j][:len(ls[j])-len(strings.TrimLeft(ls[j], " "))]
+				ls[j] = indent + key + ": " + value
+				return []byte(strings.Join(ls, "\n")), nil
+			}
+		}
+		return []byte(strings.Join(slices.Insert(ls, i+1, "  "+key+": "+value), "\n")), nil
+	}
+	if strings.Contains(string(content), section+":") {
+		return nil, fmt.Errorf("its %s section is not a plain block mapping", section)
+	}
+	return []byte(section + ":\n  " + key + ": " + value + "\n" + string(content)), nil
+}
+
+// fixCypressVerifyTimeout gives Cypress's binary verification more time
+// with CYPRESS_VERIFY_TIMEOUT in the failing step's env.
+func fixCypressVerifyTimeout(x *fixContext) (*fixPlan, error) {
+	if x.step == nil || x.wf == nil {
+		return nil, noFix("the failing step was not located")
+	}
+	if _, ok := x.step.Env["CYPRESS_VERIFY_TIMEOUT"]; ok {
+		return nil, noFix("the step already sets CYPRESS_VERIFY_TIMEOUT")
+	}
+	content, err := x.repo.ReadFile(x.wf.Path)
+	if err != nil {
+		return nil, noFix("cannot read %s", x.wf.Path)
+	}
+	out, err := patch.AddStepEnv(content, stepSpan(x.step), "CYPRESS_VERIFY_TIMEOUT", "100000")
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	rationale := fmt.Sprintf("Cypress gave up verifying its binary after its default 30 seconds%s, before any test ran; on a busy runner the first start of the binary takes longer. "+
+		"The patch sets CYPRESS_VERIFY_TIMEOUT to 100 seconds for the step; a broken binary still fails.", cite(x.ids["cause"]...))
+	return &fixPlan{Title: "Give Cypress time to verify its binary", Rationale: rationale,
+		Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}}, nil
+}
+
+// gradleRetriesCases is the corpus case whose miss led to the Gradle
+// recipe (from gradle/gradle#4629 and #7333).
+var gradleRetriesCases = []string{"open-telemetry/opentelemetry-java-instrumentation"}
+
+// gradleRetries are the HTTP settings of Gradle's dependency downloads
+// that maintainers raise in gradle.properties.
+var gradleRetries = []string{
+	"systemProp.org.gradle.internal.http.connectionTimeout=120000",
+	"systemProp.org.gradle.internal.http.socketTimeout=120000",
+	"systemProp.org.gradle.internal.repository.max.retries=10",
+	"systemProp.org.gradle.internal.repository.initial.backoff=500",
+}
+
+// fixGradleRetries raises Gradle's download timeouts and retries in the
+// repository's gradle.properties.
+func fixGradleRetries(x *fixContext) (*fixPlan, error) {
+	p := "gradle.properties"
+	content, err := x.repo.ReadFile(p)
+	if err != nil && !isNotExist(err) {
+		return nil, noFix("cannot read %s", p)
+	}
+	text := string(content)
+	if strings.Contains(text, "org.gradle.internal.repository.max.retries") {
+		return nil, noFix("%s already sets Gradle's retries", p)
+	}
+	if text != "" && !strings.HasSuffix(text, "\n") {
+		text += "\n"
+	}
+	out := text + "# Dependency downloads: longer timeouts and more retries for transient network failures.\n" + strings.Join(gradleRetries, "\n") + "\n"
+	rationale := fmt.Sprintf("Gradle's download of a dependency failed on the network%s. Gradle retries a failed request only a few times with short timeouts; "+
+		"the patch raises its connection and socket timeouts to 2 minutes and its retries to 10 in %s. A dependency that does not exist still fails at once.",
+		cite(x.ids["cause"]...), p)
+	return &fixPlan{Title: "Let Gradle retry dependency downloads", Rationale: rationale,
+		Edits: []patch.FileEdit{{Path: p, Old: content, New: []byte(out)}}}, nil
+}
+
+// isNotExist reports whether a harness read failed because the file is
+// missing.
+func isNotExist(err error) bool { return err != nil && errors.Is(err, fs.ErrNotExist) }
+
+// gradleNode reports whether n runs Gradle.
+func gradleNode(n *harness.Node) bool {
+	return n != nil && (n.Tool() == "gradle" || n.Tool() == "gradlew")
+}
