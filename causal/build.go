@@ -171,16 +171,14 @@ func (x *explainer) testLike() bool {
 	return testish.MatchString(x.cause.Text)
 }
 
-// regressionCategory names what broke: a test, the build, or a dependency.
-// A failure the rules call a test failure, build failure or dependency
-// problem keeps that category; otherwise a step or command that runs tests
-// makes it a test failure, and anything else a build failure.
+// regressionCategory names what broke. A failure a rule recognises keeps
+// that rule's category: a job killed for memory since commit X is still
+// resource exhaustion, only now a persistent one. Without a rule, a step or
+// command that runs tests makes it a test failure, and anything else a build
+// failure.
 func (x *explainer) regressionCategory() Category {
-	if x.rule != nil {
-		switch x.rule.Category {
-		case TestFailure, BuildFailure, Dependency:
-			return x.rule.Category
-		}
+	if x.rule != nil && x.rule.Category != Unknown {
+		return x.rule.Category
 	}
 	runsTests := testish.MatchString(x.stepName()) || x.testLike()
 	if n := x.em.Node; n != nil {

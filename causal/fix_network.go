@@ -324,6 +324,38 @@ func fixAptRetries(x *fixContext) (*fixPlan, error) {
 	return &fixPlan{Title: "Let apt retry failed downloads", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
 }
 
+// fixAptUpdate refreshes the apt index right before the install that used a
+// stale one, with sudo when the install runs with it.
+func fixAptUpdate(x *fixContext) (*fixPlan, error) {
+	if x.dockerRun != nil {
+		return nil, noFix("the install runs in an image build, whose base image carries its own index")
+	}
+	n := x.fixTarget()
+	if n == nil || (n.Tool() != "apt-get" && n.Tool() != "apt") {
+		return nil, noFix("the apt install was not located in the harness")
+	}
+	cmd := "apt-get update"
+	if n.Cmd != nil && strings.HasPrefix(strings.TrimSpace(n.Cmd.Raw), "sudo ") {
+		cmd = "sudo " + cmd
+	}
+	site, err := x.anchorSite(n)
+	if err != nil {
+		return nil, err
+	}
+	if site.Host != patch.HostTaskfile {
+		if s, err := x.siteOf(n); err == nil {
+			site = s
+		}
+	}
+	out, err := patch.InsertShell(site, false, []string{cmd}, "")
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	rationale := fmt.Sprintf("apt asked the mirror for a package version that the runner image's index names but the mirror no longer has%s. The patch runs `%s` before %s, so apt resolves against the mirror's current index; the packages installed are the same, at their current versions.",
+		cite(append(x.ids["cause"], x.ids["emitter"]...)...), cmd, unitLabel(n))
+	return &fixPlan{Title: "Refresh the apt index before installing", Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
+}
+
 // unitNodeOf returns the nearest unit node (task, target, script, step).
 func unitNodeOf(n *harness.Node) *harness.Node {
 	if u := unitOf(n); u != nil {

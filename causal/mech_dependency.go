@@ -1,11 +1,28 @@
 package causal
 
+import "regexp"
+
 // Mechanisms of dependencies: moved images, retired actions, unresolvable versions.
 
 var ruleImageMoved = rule{ID: "dependency/image-moved", Category: Dependency, Catalogue: 7,
 	Cause:    res(`manifest unknown`, `manifest for \S+ not found`, `k8s\.gcr\.io`, `repository does not exist or may require`),
 	Producer: roleEmitter, Fix: fixImageRegistry,
 	Summary: "{emitter_desc} asked for an image the registry no longer serves: '{cause_short}'{cause_cite}. The reference points at a tag or registry that moved."}
+
+// ruleAptStaleIndex is apt installing from the package index the runner
+// image was built with. The mirror has since replaced the package versions
+// that index names, so apt asks for a file that is gone and gets 404; a
+// retry asks for the same file. apt itself says "maybe run apt-get update",
+// GitHub's runner docs say to always run it before installing
+// (actions/runner-images#6039), and maintainers fix it that way
+// (elastic/beats#34772, inokawa/lang-box#5, cloudflare/ebpf_exporter#538,
+// eventlet/eventlet#1102). When the step refreshed the index first, a 404
+// is a mirror caught mid-sync, which transient-network/apt covers.
+var ruleAptStaleIndex = rule{ID: "dependency/apt-stale-index", Category: Dependency, Catalogue: 14,
+	Cause:    res(`E: Failed to fetch \S+\s+404\s+Not Found`),
+	Harness:  aptIndexNotRefreshed,
+	Producer: roleEmitter, Fix: fixAptUpdate,
+	Summary: "{emitter_desc} installed packages from the index the runner image shipped with, without refreshing it: '{cause_short}'{cause_cite}. The mirror has replaced the package versions that index names, so every run on that image asks for files that are gone until the index is refreshed."}
 
 var ruleDeprecatedAction = rule{ID: "dependency/deprecated-action", Category: Dependency, Catalogue: 16, Wide: true,
 	Cause:    res(`uses a deprecated version of .actions/(upload|download)-artifact`, `deprecated version of .actions/[a-z-]+: v\d`),
@@ -23,3 +40,33 @@ var ruleResolution = rule{ID: "dependency/resolution", Category: Dependency, Cat
 	Not:      res(`after connection broken by`, `Failed to establish a new connection`, `(?i)Network is unreachable`, `Temporary failure in name resolution`),
 	Producer: roleEmitter,
 	Summary:  "{emitter_desc} could not resolve or run what it depends on: '{cause_short}'{cause_cite}. A version or tool it expects is not what the job got."}
+
+var (
+	aptUpdateCmd    = regexp.MustCompile(`\bapt(-get)?\s+(-\S+\s+)*update\b`)
+	aptIndexFetched = regexp.MustCompile(`^(Hit|Get|Ign):\d+ \S+ .*\b(InRelease|Release)\b`)
+)
+
+// aptIndexNotRefreshed holds when nothing refreshed the apt index before the
+// failing install: no index fetch in the step's log before the cause, and no
+// earlier step of the job that runs apt update.
+func aptIndexNotRefreshed(x *explainer) (finding, bool) {
+	for i, l := range x.log.Lines {
+		if x.log.Cause >= 0 && i >= x.log.Cause {
+			break
+		}
+		if aptIndexFetched.MatchString(l.Text) {
+			return finding{}, false
+		}
+	}
+	if x.job != nil && x.step != nil {
+		for _, st := range x.job.Steps {
+			if st.Index >= x.step.Index {
+				break
+			}
+			if aptUpdateCmd.MatchString(st.Run) {
+				return finding{}, false
+			}
+		}
+	}
+	return finding{}, true
+}

@@ -1,5 +1,11 @@
 package causal
 
+import (
+	"regexp"
+	"strings"
+	"time"
+)
+
 // Mechanisms of time limits: kind, waits, go test and the job.
 
 var ruleKindCreate = rule{ID: "timeout/kind-create", Category: Timeout, Catalogue: 35, Wide: true,
@@ -20,6 +26,7 @@ var ruleWaitTooShort = rule{ID: "timeout/wait-too-short", Category: Timeout, Cat
 
 var ruleGoTestTimeout = rule{ExplainsTests: true, ID: "timeout/go-test", Category: Timeout, Catalogue: 4, Wide: true,
 	Cause:    res(`panic: test timed out after`),
+	Harness:  goTestsOutranTheirBound,
 	Producer: roleEmitter, Fix: fixGoTestTimeout,
 	Summary: "{emitter_desc} ran past its test timeout and go test aborted it: '{cause_short}'{cause_cite}."}
 
@@ -34,6 +41,46 @@ func valueTimeout(x *explainer) string {
 		return v
 	}
 	return "its default timeout"
+}
+
+var (
+	goTestAlarm   = regexp.MustCompile(`panic: test timed out after (\S+)`)
+	goTestRunning = regexp.MustCompile(`^\s+(\S+) \(([0-9][0-9.a-zµ]*)\)\s*$`)
+)
+
+// goTestsOutranTheirBound holds when go test's alarm ended a run of tests
+// that were each still making progress, not one test that never returned.
+// Since Go 1.20 the alarm lists the tests still running with how long each
+// has run (golang/go#23601). A test that ran for the whole bound hung: a
+// longer -timeout only makes the run wait longer for the same goroutine dump
+// (scylladb/gocql#341, fixed in the code under test by scylladb/gocql#344),
+// so the failure is the test's, not the harness's time limit.
+func goTestsOutranTheirBound(x *explainer) (finding, bool) {
+	lines := x.log.Lines
+	for i, l := range lines {
+		m := goTestAlarm.FindStringSubmatch(l.Text)
+		if m == nil {
+			continue
+		}
+		bound, err := time.ParseDuration(m[1])
+		if err != nil || bound <= 0 {
+			continue
+		}
+		for _, r := range lines[i+1 : min(len(lines), i+64)] {
+			t := strings.TrimSpace(r.Text)
+			if strings.HasPrefix(t, "goroutine ") {
+				break
+			}
+			rm := goTestRunning.FindStringSubmatch(r.Text)
+			if rm == nil {
+				continue
+			}
+			if d, err := time.ParseDuration(rm[2]); err == nil && d >= bound*9/10 {
+				return finding{}, false
+			}
+		}
+	}
+	return finding{}, true
 }
 
 func emitterIsKindCreate(x *explainer) (finding, bool) { return finding{}, kindCreate(x.em.Node) }

@@ -110,7 +110,7 @@ var rules = []*rule{
 	&ruleKindCreate, &ruleWaitTooShort, &ruleGoTestTimeout, &ruleJobLimit,
 	&ruleEtcdSlow,
 	&ruleCertificate,
-	&ruleAptNetwork, &ruleFetchNetwork, &ruleLocalNetwork,
+	&ruleAptStaleIndex, &ruleAptNetwork, &ruleFetchNetwork, &ruleLocalNetwork,
 	&ruleDenied,
 	&ruleResolution,
 	&ruleCataloguedRateLimit, &ruleCataloguedResourceExhaustion, &ruleCataloguedTimeout,
