@@ -34,8 +34,8 @@ type facts struct {
 	// headers are the lines a test runner's header may be on (see
 	// failText.Header); only causeMatch reads them, for generic rules.
 	headers []failText
-	em    emission
-	ev    *evidenceSet
+	em      emission
+	ev      *evidenceSet
 	// endpoint is the host:port the cause line names, local when it is on the
 	// runner or inside the test cluster.
 	endpoint string

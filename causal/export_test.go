@@ -10,9 +10,12 @@ import (
 
 // RuleInfo is what TestEveryMechanism checks of a declared rule.
 type RuleInfo struct {
-	ID           string
-	Category     Category
-	HasFix       bool
+	ID       string
+	Category Category
+	HasFix   bool
+	// Catalogued is set when the rule also recognises the families that
+	// name it (not only its own Cause patterns).
+	Catalogued   bool
 	Cause, Not   []*regexp.Regexp
 	Placeholders []string
 	// Unresolved are placeholders of the summary that neither the rule's
@@ -25,7 +28,7 @@ type RuleInfo struct {
 func Rules() []RuleInfo {
 	var out []RuleInfo
 	for _, r := range rules {
-		info := RuleInfo{ID: r.ID, Category: r.Category, HasFix: r.Fix != nil, Cause: r.Cause, Not: r.Not}
+		info := RuleInfo{ID: r.ID, Category: r.Category, HasFix: r.Fix != nil, Catalogued: r.Catalogued, Cause: r.Cause, Not: r.Not}
 		if r.fallback {
 			// A category's catalogue rule matches what its families match.
 			for _, f := range catalogue.Default.Families() {

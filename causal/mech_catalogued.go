@@ -11,6 +11,7 @@ var (
 	ruleCataloguedRateLimit          = withFix(catalogued(RateLimit), fixRateLimitRetry)
 	ruleCataloguedResourceExhaustion = catalogued(ResourceExhaustion)
 	ruleCataloguedTimeout            = catalogued(Timeout)
+	ruleCataloguedBuildFailure       = catalogued(BuildFailure)
 )
 
 // catalogued returns the catalogue rule of a category. Test and build

@@ -10,7 +10,7 @@ var resetLike = []string{
 	`(?i)server closed idle connection`, `(?i)no route to host`,
 }
 
-var ruleAptNetwork = rule{ID: "transient-network/apt", Category: TransientNetwork, Catalogue: 14,
+var ruleAptNetwork = rule{ID: "transient-network/apt", Category: TransientNetwork, Catalogue: 14, Catalogued: true,
 	Cause: res(`Hash Sum mismatch`, `Mirror sync in progress`, `E: Failed to fetch`, `Some index files failed to download`,
 		`Unable to fetch some archives`, `Temporary failure resolving`),
 	Producer: roleEmitter, Fix: fixAptRetries, Transient: true,
@@ -33,9 +33,11 @@ var ruleFetchNetwork = rule{ID: "transient-network/fetch", Category: TransientNe
 		`error NU1301:`, `Unable to load the service index for source`)...),
 	// Maven Central's 429 comes through the same transfer error: it is a
 	// rate limit, not a network failure. Bintray and JCenter were shut down
-	// (2021-2022): their errors last, whatever the status code says.
+	// (2021-2022), and so was CentOS's mirror list for its retired releases
+	// (CentOS 8 in 2022, CentOS 7 in 2024): their errors last, whatever the
+	// status code or the resolver says.
 	Not: res(`status code: 429, reason phrase`, `has hit the rate limit with Maven Central`,
-		`Could not (?:GET|HEAD) 'https://(?:dl|jcenter)\.bintray\.com/`),
+		`Could not (?:GET|HEAD) 'https://(?:dl|jcenter)\.bintray\.com/`, `Could not retrieve mirrorlist http://mirrorlist\.centos\.org/`),
 	Endpoint: endpointRemote, Producer: roleEmitter, Fix: fixNetworkRetry, Transient: true,
 	Summary: "{emitter_desc} fetched from {endpoint} and the transfer failed with a transient network error: '{cause_short}'{cause_cite}. {retry_note}",
 	Values:  map[string]summaryValue{"retry_note": valueRetryNote}}

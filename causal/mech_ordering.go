@@ -5,12 +5,20 @@ import "fmt"
 // Mechanisms of ordering: a daemon, CRD, object or server used before it was there.
 
 var ruleDockerDaemon = rule{ExplainsTests: true, ID: "ordering/docker-daemon", Category: Ordering, Catalogue: 6, Wide: true,
-	Cause:    res(`Cannot connect to the Docker daemon`, `Is the docker daemon running\?`, `dial unix /var/run/docker\.sock: connect`, `error during connect: .*docker`),
+	// A socket the runner's user may not open ("connect: permission
+	// denied") is a running daemon, not one that is late.
+	Cause:    res(`Cannot connect to the Docker daemon`, `Is the docker daemon running\?`, `dial unix /var/run/docker\.sock: connect: (?:no such file or directory|connection refused)`, `error during connect: .*docker`),
 	Producer: roleEmitter, Fix: fixDockerReady,
 	Summary: "{emitter_desc} ran before the Docker daemon was reachable: '{cause_short}'{cause_cite}. Nothing in the harness waits for the daemon to answer first."}
 
+// removedAPIVersion matches a built-in API version that Kubernetes stopped
+// serving (1.16, 1.22, 1.25): a manifest that uses one is out of date, no
+// CRD that is late.
+const removedAPIVersion = `no matches for kind "\w+" in version "(?:extensions/v1beta1|apps/v1beta[12]|apiextensions\.k8s\.io/v1beta1|rbac\.authorization\.k8s\.io/v1beta1|admissionregistration\.k8s\.io/v1beta1|networking\.k8s\.io/v1beta1|policy/v1beta1|batch/v1beta1|autoscaling/v2beta[12]|storage\.k8s\.io/v1beta1|scheduling\.k8s\.io/v1beta1|certificates\.k8s\.io/v1beta1|coordination\.k8s\.io/v1beta1|discovery\.k8s\.io/v1beta1|events\.k8s\.io/v1beta1|flowcontrol\.apiserver\.k8s\.io/v1beta[12])"`
+
 var ruleCRDNotEstablished = rule{ID: "ordering/crd-not-established", Category: Ordering, Catalogue: 17,
 	Cause:    res(`no matches for kind`, `ensure CRDs are installed first`, `resource mapping not found`, `the server doesn't have a resource type`),
+	Not:      res(removedAPIVersion),
 	Producer: roleEmitter, Fix: fixCRDWait,
 	Summary: "{emitter_desc} used a custom resource before its CustomResourceDefinition was established: '{cause_short}'{cause_cite}. Nothing waits for the CRD in between."}
 

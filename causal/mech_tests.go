@@ -4,7 +4,7 @@ import "github.com/polylane/polylane/analysis/history"
 
 // Mechanisms of test failures.
 
-var ruleTests = rule{ID: "test-failure/tests", Category: TestFailure, Catalogue: 1, Generic: true,
+var ruleTests = rule{ID: "test-failure/tests", Category: TestFailure, Catalogue: 1, Generic: true, Catalogued: true,
 	Cause: res(`^--- FAIL: `, `^\s?FAIL\s`, `^\s*(Test Files|Tests)\s+\d+ failed\b`, `^FAILED \S+`, `\bAssertionError\b`, `Tests:\s+\d+ failed`, `^\s*● `, `✕`,
 		`Exceeded timeout of \d+ ?ms for a (test|hook)`, `Timeout of \d+ms exceeded`, `Test timeout of \d+ms exceeded`,
 		`Timed out retrying after \d+ms`, `Tests run: \d+, Failures: [1-9]`, `\[FAILED\]`, `WARNING: DATA RACE`,

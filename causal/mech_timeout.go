@@ -17,7 +17,9 @@ var ruleKindCreate = rule{ID: "timeout/kind-create", Category: Timeout, Catalogu
 var ruleWaitTooShort = rule{ID: "timeout/wait-too-short", Category: Timeout, Catalogue: 10, Wide: true,
 	Cause: res(`timed out waiting for the condition`, `(INSTALLATION|UPGRADE) FAILED: (timed out|context deadline exceeded)`,
 		`failed (pre|post)-install: timed out`, `timed out waiting for`, `context deadline exceeded`),
-	Not:      res(`CrashLoopBackOff`),
+	// The Docker daemon's request to a registry that timed out is a
+	// network failure, not a wait.
+	Not:      res(`CrashLoopBackOff`, `Error response from daemon: (?:Get|Head) "?https://[^\s"]+"?: context deadline exceeded`),
 	Producer: roleEmitter, Fix: fixRaiseTimeout,
 	Summary: "{emitter_desc} gave up after {timeout_value}: '{cause_short}'{cause_cite}. On a cold CI cluster that bound is too tight for images to pull and pods to start.",
 	Values:  map[string]summaryValue{"timeout_value": valueTimeout}}

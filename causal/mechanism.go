@@ -115,7 +115,7 @@ var rules = []*rule{
 	&ruleResolution,
 	&ruleCataloguedRateLimit, &ruleCataloguedResourceExhaustion, &ruleCataloguedTimeout,
 	&ruleTests,
-	&ruleCompile,
+	&ruleCompile, &ruleCataloguedBuildFailure,
 }
 
 // RuleIDs lists the ids of the mechanism rules in the order they are tried.

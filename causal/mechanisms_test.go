@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/polylane/polylane/causal"
+	"github.com/polylane/polylane/causal/catalogue"
 )
 
 // TestEveryMechanism checks the declared rules against the cases under
@@ -97,4 +98,27 @@ func matchesAny(r causal.RuleInfo, log []string) bool {
 		}
 	}
 	return hit
+}
+
+// TestFamiliesReachTheirRules: a family that names a rule must be able to
+// make it fire. A rule that does not recognise the catalogue (Catalogued
+// unset) fires only on its own patterns, so a family naming it whose match
+// lines those patterns miss would never be used: each of its examples needs
+// a line the rule's patterns match.
+func TestFamiliesReachTheirRules(t *testing.T) {
+	rules := map[string]causal.RuleInfo{}
+	for _, r := range causal.Rules() {
+		rules[r.ID] = r
+	}
+	for _, f := range catalogue.Default.Families() {
+		r, ok := rules[f.Rule]
+		if f.Rule == "" || !ok || r.Catalogued {
+			continue
+		}
+		for _, m := range f.Match {
+			if !matchesAny(r, strings.Split(m, "\n")) {
+				t.Errorf("%s (%s) names rule %s, which does not recognise catalogue families and whose patterns miss its example %q", f.ID, f.File, f.Rule, m)
+			}
+		}
+	}
 }
