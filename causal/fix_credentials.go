@@ -75,6 +75,9 @@ func fixGitHubToken(x *fixContext) (*fixPlan, error) {
 	if n == nil || n.Cmd == nil {
 		return nil, noFix("the command that called the GitHub API was not located, so Polylane gives the token to no command")
 	}
+	if n.Tool() == "composer" || (x.family != nil && x.family.Tool == "composer") {
+		return composerToken(x, content, n)
+	}
 	hosts, err := x.tokenHosts(n)
 	if err != nil {
 		return nil, err
@@ -100,6 +103,42 @@ func fixGitHubToken(x *fixContext) (*fixPlan, error) {
 		cite(x.ids["cause"]...), header)
 	return &fixPlan{Title: "Authenticate the GitHub API calls of " + s.DisplayName(), Rationale: rationale, Edits: edits,
 		Credentials: tokenCredentials(x.facts, n, top, hosts)}, nil
+}
+
+// composerAuth is the COMPOSER_AUTH value that gives Composer the
+// workflow's token for GitHub. Composer reads the variable as auth.json and
+// sends a github-oauth token only to GitHub's hosts
+// (https://getcomposer.org/doc/articles/authentication-for-private-packages.md#github-oauth);
+// maintainers pass it this way (laminas/laminas-continuous-integration-action#42).
+const composerAuth = `'{"github-oauth": {"github.com": "${{ github.token }}"}}'`
+
+// composerToken gives Composer, run by the step's one command, the
+// workflow's token through COMPOSER_AUTH.
+func composerToken(x *fixContext, content []byte, n *harness.Node) (*fixPlan, error) {
+	s := x.step
+	for _, env := range []map[string]harness.Value{s.Env, x.job.Env, x.wf.Env} {
+		for k := range env {
+			if k == "COMPOSER_AUTH" || k == "COMPOSER_TOKEN" {
+				return nil, noFix("Composer is already given credentials (%s), so the refusal is not the anonymous limit", k)
+			}
+		}
+	}
+	top, err := x.dedicatedStep(n, "the workflow's token")
+	if err != nil {
+		return nil, err
+	}
+	out, err := patch.AddStepEnv(content, stepSpan(s), "COMPOSER_AUTH", composerAuth)
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	hosts := []string{"github.com", githubAPIHost}
+	rationale := fmt.Sprintf("Composer fetched from GitHub anonymously and was refused once the runner's address had used up GitHub's unauthenticated quota%s. "+
+		"The patch hands Composer the workflow's own token through COMPOSER_AUTH, which Composer uses only for GitHub; no new secret is needed, and only this step, whose one command runs Composer, gets it.",
+		cite(x.ids["cause"]...))
+	creds := []impact.Credential{{Secret: "github.token", File: x.wf.Path, Command: top.Cmd.Name(), Hosts: hosts,
+		Exposure: fmt.Sprintf("passes the workflow's GITHUB_TOKEN as COMPOSER_AUTH to the step %q, whose only command `%s` runs Composer, which sends it to %s", s.DisplayName(), top.Cmd.Name(), strings.Join(hosts, ", "))}}
+	return &fixPlan{Title: "Give Composer the workflow's token in " + s.DisplayName(), Rationale: rationale,
+		Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}, Credentials: creds}, nil
 }
 
 // tokenInput passes the workflow's token to a setup action's token input.
