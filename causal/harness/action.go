@@ -47,12 +47,35 @@ func (r *Repo) Action(dir string) *Action {
 // uses resolves a step that uses an action: a local composite action's
 // steps, or the image a docker/build-push-action step builds. inputs are
 // the step's with: values.
-func (rs *resolver) uses(parent *Node, uses string, inputs map[string]string, depth int) {
-	if isBuildAction(uses) {
+func (rs *resolver) uses(parent *Node, s *Step, inputs map[string]string, depth int) {
+	action, _, _ := strings.Cut(s.Uses, "@")
+	switch {
+	case isBuildAction(s.Uses):
 		rs.buildAction(parent, inputs, ".", depth)
+	case commandActions[strings.ToLower(action)]:
+		rs.commandInput(parent, s, depth)
+	default:
+		rs.compositeSteps(parent, s.Uses, inputs, depth)
+	}
+}
+
+// commandActions run their command: input as a shell script (retrying it).
+var commandActions = map[string]bool{"nick-fields/retry": true, "nick-invision/retry": true, "wandalen/wretry.action": true}
+
+// commandInput adds the commands of a step's command: input.
+func (rs *resolver) commandInput(parent *Node, s *Step, depth int) {
+	v, ok := s.With["command"]
+	if !ok || strings.TrimSpace(v.Text) == "" || !posixShell(s.With["shell"].Text) {
 		return
 	}
-	rs.compositeSteps(parent, uses, inputs, depth)
+	line := v.Line
+	if strings.Contains(strings.TrimRight(v.Text, "\n"), "\n") {
+		line++ // a block scalar starts on the line after its key
+	}
+	sh := rs.parse(parent.File, line, v.Text, false)
+	if sh.Err == nil {
+		rs.commands(parent, sh, sh.Commands, parent.Dir, depth+1)
+	}
 }
 
 // isBuildAction reports whether a uses: is docker/build-push-action.
@@ -108,7 +131,7 @@ func (rs *resolver) compositeSteps(root *Node, uses string, inputs map[string]st
 			n.Dir = rs.inRepo(s.WorkingDirectory)
 		}
 		if s.Uses != "" {
-			rs.uses(n, s.Uses, stepInputs(s.With, nil, inputs), depth+1)
+			rs.uses(n, s, stepInputs(s.With, nil, inputs), depth+1)
 			continue
 		}
 		if s.Run == "" || !posixShell(s.Shell) {

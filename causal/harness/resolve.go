@@ -80,7 +80,7 @@ func (r *Repo) ResolveStepWith(wf *Workflow, job *Job, step *Step, evaluated map
 	rs := &resolver{repo: r, active: map[string]bool{}, checkout: checkoutPath(wf, job, r.name)}
 	root.Dir = rs.inRepo(firstNonEmpty(step.WorkingDirectory, job.DefaultWorkDir, wf.DefaultWorkDir, "."))
 	if step.Run == "" {
-		rs.uses(root, step.Uses, stepInputs(step.With, evaluated, nil), 0)
+		rs.uses(root, step, stepInputs(step.With, evaluated, nil), 0)
 		return root
 	}
 	if sh := firstNonEmpty(step.Shell, job.DefaultShell, wf.DefaultShell); !posixShell(sh) {
@@ -258,6 +258,14 @@ func looksLikeScript(name string) bool {
 // script runs in the caller's shell: the functions it defines stay callable
 // after it; a script run as a program starts with no functions but its own.
 func (rs *resolver) script(parent *Node, file, dir string, depth int, sourced bool) {
+	if m := scriptDirRef.FindString(file); m != "" {
+		// "$(dirname "$0")/lib.sh": next to the calling script.
+		own := dir
+		if s := parent.Nearest(NodeScript); s != nil {
+			own = path.Dir(s.File)
+		}
+		file, dir = strings.Trim(strings.TrimPrefix(file, m), `"/`), own
+	}
 	p := cleanPath(path.Join(dir, parent.ExpandVars(file)))
 	if p == "" || !rs.repo.Exists(p) {
 		if p != "" && (looksLikeScript(file) || sourced) && !strings.ContainsAny(file, "$`{}") {

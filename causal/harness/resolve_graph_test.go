@@ -216,10 +216,11 @@ func TestResolveShellCalls(t *testing.T) {
 	runGraphCases(t, []graphCase{
 		{name: "sourced functions", files: map[string]string{
 			"ci/lib.sh": "retry_fetch() {\n  curl -fsSL \"$1\"\n}\n. ci/lib.sh\n",
-			"ci/run.sh": "#!/bin/bash\nsource ci/lib.sh\nretry_fetch https://example.org\n",
+			"ci/run.sh": "#!/bin/bash\nsource \"$(dirname \"$0\")/lib.sh\"\nretry_fetch https://example.org\n",
 		}, run: "bash ci/run.sh && bash -c 'cd web && npm ci'", want: []string{
 			" command .github/workflows/w.yml:6 bash",
 			"  script ci/run.sh:1 ci/run.sh",
+			"   command ci/run.sh:2 dirname",
 			"   command ci/run.sh:2 source",
 			"    script ci/lib.sh:1 ci/lib.sh",
 			"     command ci/lib.sh:4 .",
@@ -251,12 +252,18 @@ func TestResolveShellCalls(t *testing.T) {
 
 // TestResolveCheckoutExpressions: a checkout path: written with an env
 // expression or the workspace maps the working directory back to the
-// repository, for run: steps and local actions.
+// repository; a retry action's command: input is a script of the step.
 func TestResolveCheckoutExpressions(t *testing.T) {
 	wf := "on: push\nenv:\n  repo_path: ${{ github.workspace }}/go/src/acme/widget\ndefaults:\n  run:\n    working-directory: ./go/src/acme/widget\n" +
 		"jobs:\n  j:\n    steps:\n      - uses: actions/checkout@v4\n        with:\n          path: ${{ env.repo_path }}\n" +
 		"      - name: S\n        run: ./hack/deploy.sh\n"
+	retry := "on: push\njobs:\n  j:\n    steps:\n      - name: S\n        uses: nick-fields/retry@v3\n        with:\n          max_attempts: 3\n" +
+		"          command: |\n            cd web\n            npm ci\n"
 	runGraphCases(t, []graphCase{
+		{name: "retry action command", workflow: retry, files: map[string]string{"web/package.json": "{}"}, want: []string{
+			" command .github/workflows/w.yml:10 cd",
+			" command .github/workflows/w.yml:11 npm",
+		}},
 		{name: "env path", workflow: wf, files: map[string]string{"hack/deploy.sh": "#!/bin/sh\nkubectl apply -f x.yaml\n"}, want: []string{
 			" command .github/workflows/w.yml:14 deploy.sh",
 			"  script hack/deploy.sh:1 hack/deploy.sh",
