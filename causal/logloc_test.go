@@ -4,6 +4,7 @@ import (
 	"testing"
 	"testing/fstest"
 
+	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/causal/harness"
 )
 
@@ -124,5 +125,29 @@ func TestPathMapper(t *testing.T) {
 		if got := tt.m.repoPath(tt.raw, tt.dirs...); got != tt.want {
 			t.Errorf("repoPath(%q) = %q, want %q", tt.raw, got, tt.want)
 		}
+	}
+}
+
+// TestStepWith: the with: inputs the runner prints under the failing
+// step's header are read; a composite step's inner headers are not.
+func TestStepWith(t *testing.T) {
+	lines := []logLine{
+		{N: 5, Kind: analysis.KindGroup, Text: "##[group]Run docker/build-push-action@v6"},
+		{N: 6, Text: "with:"},
+		{N: 7, Text: "  context: ./server"},
+		{N: 8, Text: "  file: .//server/Dockerfile"},
+		{N: 9, Text: "  build-args: A=1"},
+		{N: 10, Text: "    B=2"},
+		{N: 11, Text: "env:"},
+		{N: 12, Text: "  REGISTRY: ghcr.io"},
+		{N: 13, Kind: analysis.KindEndGroup, Text: "##[endgroup]"},
+		{N: 14, Kind: analysis.KindGroup, Text: "##[group]Run actions/checkout@v4"},
+		{N: 15, Text: "with:"},
+		{N: 16, Text: "  path: other"},
+		{N: 17, Kind: analysis.KindEndGroup, Text: "##[endgroup]"},
+	}
+	got := stepWith(lines)
+	if len(got) != 3 || got["context"] != "./server" || got["file"] != ".//server/Dockerfile" || got["path"] != "" || got["REGISTRY"] != "" {
+		t.Errorf("got %v", got)
 	}
 }

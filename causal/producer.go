@@ -8,8 +8,18 @@ import (
 )
 
 // resolveProducer picks the producer for the matched rule's role.
+//
+// With no rule, the producer is the command that printed the cause line,
+// when the log located it without doubt: where the failing command is
+// issued is where a reader starts.
 func (x *explainer) resolveProducer() {
-	if x.rule == nil || x.regression() {
+	if x.regression() {
+		return
+	}
+	if x.rule == nil {
+		if x.em.Node != nil && !x.em.Ambiguous {
+			x.producer = liftOutOfPackage(x.em.Node)
+		}
 		return
 	}
 	switch x.rule.Producer {
@@ -21,8 +31,27 @@ func (x *explainer) resolveProducer() {
 		x.producer = x.find.Install
 	case roleEmitter, roleLimit, roleHeap:
 		x.producer = x.em.Node
+	case roleRunner:
+		x.producer = liftOutOfBuild(x.em.Node)
 	}
 	x.producer = liftOutOfPackage(x.producer)
+}
+
+// liftOutOfBuild returns, for a command inside an image build's RUN
+// instruction or a Compose service's command, the command on the runner
+// that builds or starts it.
+func liftOutOfBuild(n *harness.Node) *harness.Node {
+	for x := n; x != nil; x = x.Parent {
+		if x.Kind != harness.NodeDockerfile && x.Kind != harness.NodeService {
+			continue
+		}
+		for p := x.Parent; p != nil; p = p.Parent {
+			if p.Kind == harness.NodeCommand || p.Kind == harness.NodeStep {
+				return liftOutOfBuild(p)
+			}
+		}
+	}
+	return n
 }
 
 // liftOutOfPackage returns, for a command inside a package.json script, the
@@ -145,6 +174,12 @@ func kindWord(n *harness.Node) string {
 		return "task"
 	case harness.NodeTarget:
 		return "make target"
+	case harness.NodeJustRecipe:
+		return "just recipe"
+	case harness.NodeInstruction:
+		return "the RUN instruction of build stage"
+	case harness.NodeService:
+		return "Compose service"
 	case harness.NodePackage:
 		return "package script"
 	case harness.NodeStep:
