@@ -407,6 +407,11 @@ func emitterScore(n *harness.Node, tools []string) int {
 			break
 		}
 	}
+	if opaque(n) {
+		// it runs harness code the model could not read, which may be
+		// what printed the line.
+		score += 10
+	}
 	if networkVerbs[subcommand(n)] {
 		score += 3
 	}

@@ -92,7 +92,7 @@ func (x *explainer) producerOf() Producer {
 		return Producer{File: x.wf.Path, Line: s.Line, Symbol: "services." + s.Name}
 	}
 	if n := x.producer; n != nil {
-		p := Producer{File: n.File, Line: n.Line, Symbol: symbolOf(n)}
+		p := Producer{File: n.File, Line: n.Line, Symbol: symbolOf(n), Gap: gapOf(n)}
 		if n == x.em.Node && x.em.Ambiguous {
 			p.Ambiguous = true
 			for _, c := range x.em.Candidates {
@@ -116,9 +116,32 @@ func (x *explainer) producerOf() Producer {
 		if x.step.RunKeyLine > 0 {
 			line = x.step.RunKeyLine
 		}
-		return Producer{File: x.wf.Path, Line: line, Symbol: x.step.DisplayName()}
+		return Producer{File: x.wf.Path, Line: line, Symbol: x.step.DisplayName(), Gap: gapOf(x.tree)}
 	}
 	return Producer{}
+}
+
+// gapOf says why the trace could not go below n: n's own note, the note
+// of a file n calls that yielded no commands (missing, unparseable, cut),
+// or that n's script was reached only from the log.
+func gapOf(n *harness.Node) string {
+	if n == nil {
+		return ""
+	}
+	if n.Note != "" {
+		return n.Note
+	}
+	for _, c := range n.Children {
+		if c.Kind != harness.NodeCommand && c.Note != "" && len(descendants(c)) == 0 {
+			return c.Note
+		}
+	}
+	for p := n.Parent; p != nil; p = p.Parent {
+		if strings.HasPrefix(p.Note, "reached from the log") {
+			return p.Symbol + " was " + p.Note
+		}
+	}
+	return ""
 }
 
 // serviceInCause returns the job's service container whose image the

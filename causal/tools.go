@@ -90,7 +90,30 @@ func harnessCall(n *harness.Node) bool {
 	}
 	for _, c := range n.Children {
 		switch c.Kind {
-		case harness.NodeTask, harness.NodeTarget, harness.NodeJustRecipe, harness.NodeScript, harness.NodePackage, harness.NodeFunc, harness.NodeCommand:
+		case harness.NodeCommand:
+			return true
+		case harness.NodeTask, harness.NodeTarget, harness.NodeJustRecipe, harness.NodeScript, harness.NodePackage, harness.NodeFunc:
+			// a unit that yielded no command (a script that does not
+			// parse) leaves the call as the deepest command reached.
+			if len(descendants(c)) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// opaque reports whether a command runs a harness file the model could not
+// read: missing from the repository, not parseable, or cut.
+func opaque(n *harness.Node) bool {
+	if n.Kind != harness.NodeCommand || harnessCall(n) {
+		return false
+	}
+	if n.Note != "" {
+		return true
+	}
+	for _, c := range n.Children {
+		if c.Kind != harness.NodeCommand && c.Note != "" && len(descendants(c)) == 0 {
 			return true
 		}
 	}

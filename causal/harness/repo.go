@@ -244,6 +244,22 @@ func (r *Repo) Package(dir string) (*PackageJSON, error) {
 	return pj, err
 }
 
+// Names returns the script names in order.
+func (pj *PackageJSON) Names() []string {
+	names := make([]string, 0, len(pj.Scripts))
+	for n := range pj.Scripts {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := pj.Scripts[names[i]], pj.Scripts[names[j]]
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return names[i] < names[j]
+	})
+	return names
+}
+
 func parsePackageJSON(p string, data []byte) (*PackageJSON, error) {
 	if err := CheckJSON(p, data); err != nil {
 		return nil, err

@@ -180,6 +180,8 @@ func (rs *resolver) follow(n *Node, dir string, depth int) {
 		rs.justCall(n, args[1:], dir, depth)
 	case tool == "npm" || tool == "yarn" || tool == "pnpm" || tool == "bun":
 		rs.packageCall(n, tool, args[1:], dir, depth)
+	case tool == "npm-run-all" || tool == "run-s" || tool == "run-p":
+		rs.runAllCall(n, args[1:], dir, depth)
 	case tool == "bash" || tool == "sh" || tool == "zsh" || tool == "dash":
 		if file := firstFileArg(args[1:]); file != "" {
 			rs.script(n, file, dir, depth, false)
@@ -300,54 +302,6 @@ func (rs *resolver) script(parent *Node, file, dir string, depth int, sourced bo
 	if sourced {
 		for _, fn := range sh.Funcs {
 			rs.defineFunc(sh, fn)
-		}
-	}
-}
-
-func (rs *resolver) packageCall(parent *Node, tool string, args []string, dir string, depth int) {
-	args = skipFlags(args)
-	if len(args) == 0 {
-		return
-	}
-	name := args[0]
-	switch name {
-	case "run", "run-script":
-		if len(args) < 2 {
-			return
-		}
-		name = args[1]
-	case "test", "t", "tst", "start", "stop", "restart":
-		if name == "t" || name == "tst" {
-			name = "test"
-		}
-	default:
-		if tool == "npm" {
-			return
-		}
-	}
-	pj, err := rs.repo.Package(dir)
-	if err != nil {
-		return
-	}
-	v, ok := pj.Scripts[name]
-	if !ok {
-		return
-	}
-	key := pj.Path + "#" + name
-	if rs.active[key] {
-		return
-	}
-	rs.active[key] = true
-	defer delete(rs.active, key)
-	n := rs.add(parent, &Node{Kind: NodePackage, File: pj.Path, Line: v.Line, EndLine: v.Line, Symbol: name, Text: v.Text, Dir: dir})
-	for _, hook := range []string{"pre" + name, name, "post" + name} {
-		hv, ok := pj.Scripts[hook]
-		if !ok {
-			continue
-		}
-		sh := rs.parse(pj.Path, hv.Line, hv.Text, false)
-		if sh.Err == nil {
-			rs.commands(n, sh, sh.Commands, dir, depth)
 		}
 	}
 }

@@ -231,6 +231,19 @@ func TestResolveShellCalls(t *testing.T) {
 			"  command .github/workflows/w.yml:6 cd",
 			"  command .github/workflows/w.yml:6 npm",
 		}},
+		{name: "package scripts through --prefix and run-s", files: map[string]string{
+			"web/package.json": "{\n  \"scripts\": {\n    \"ci:all\": \"run-s lint:* test\",\n    \"lint:js\": \"eslint .\",\n    \"lint:css\": \"stylelint src\",\n    \"test\": \"jest --ci\"\n  }\n}\n",
+		}, run: "npm --prefix web run ci:all", want: []string{
+			" command .github/workflows/w.yml:6 npm",
+			"  package-script web/package.json:3 ci:all",
+			"   command web/package.json:3 run-s",
+			"    package-script web/package.json:4 lint:js",
+			"     command web/package.json:4 eslint",
+			"    package-script web/package.json:5 lint:css",
+			"     command web/package.json:5 stylelint",
+			"    package-script web/package.json:6 test",
+			"     command web/package.json:6 jest",
+		}},
 		{name: "bats directory and helm chart", files: map[string]string{
 			"tests/a.bats":              "@test \"ready\" {\n  kubectl wait --for=condition=ready pod -l app=x\n}\n",
 			"tests/b.bats":              "setup() {\n  kind get clusters\n}\n@test \"b\" {\n  run curl -fsS localhost\n}\n",
