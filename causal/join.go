@@ -30,27 +30,36 @@ func (x *explainer) resolveTree() {
 	if x.step == nil || x.wf == nil || x.job == nil {
 		return
 	}
-	x.tree = x.repo.ResolveStepWith(x.wf, x.job, x.step, stepWith(x.log.Lines))
+	x.tree = x.repo.ResolveStepWith(x.wf, x.job, x.step, harness.Evaluated{With: stepWith(x.log.Lines), Run: stepScript(x.log.Lines)})
 	x.paths = &pathMapper{repo: x.repo, checkout: x.repo.CheckoutPath(x.wf, x.job), mounts: treeMounts(x.tree)}
 	x.locs = scanLocations(append(append([]logLine(nil), x.log.Lines...), x.log.Tail...), x.cause.N)
 	x.graft()
 	x.tr = newTracer(x.tree)
 }
 
+// stepHeader returns the lines of the failing step's header group: the
+// first "##[group]Run …" of the step's lines (a composite action's own
+// steps print theirs after it) up to its end.
+func stepHeader(lines []logLine) []logLine {
+	start := -1
+	for i, l := range lines {
+		switch {
+		case start < 0 && l.Kind == analysis.KindGroup && strings.HasPrefix(l.Text, "##[group]Run "):
+			start = i + 1
+		case start >= 0 && l.Kind == analysis.KindEndGroup:
+			return lines[start:i]
+		}
+	}
+	return nil
+}
+
 // stepWith reads the with: inputs the runner printed under the failing
-// step's header ("##[group]Run docker/build-push-action@v6", "with:",
-// "  context: ./server"): the first header of the step's lines (a composite
-// action's own steps print theirs after it).
+// step's header ("with:", "  context: ./server").
 func stepWith(lines []logLine) map[string]string {
 	var out map[string]string
-	in, header := false, false
-	for _, l := range lines {
+	in := false
+	for _, l := range stepHeader(lines) {
 		switch {
-		case !header && l.Kind == analysis.KindGroup && strings.HasPrefix(l.Text, "##[group]Run "):
-			header = true
-		case !header:
-		case l.Kind == analysis.KindEndGroup:
-			return out
 		case strings.TrimSpace(l.Text) == "with:":
 			in = true
 		case in && strings.HasPrefix(l.Text, "  ") && !strings.HasPrefix(l.Text, "   "):
@@ -63,6 +72,19 @@ func stepWith(lines []logLine) map[string]string {
 			}
 		default:
 			in = false
+		}
+	}
+	return out
+}
+
+// stepScript returns the lines of the failing step's run: script as the
+// runner echoed them, its expressions evaluated (the cyan lines under the
+// step's header).
+func stepScript(lines []logLine) []string {
+	var out []string
+	for _, l := range stepHeader(lines) {
+		if l.Kind == analysis.KindScript && len(out) < 4096 {
+			out = append(out, l.Text)
 		}
 	}
 	return out

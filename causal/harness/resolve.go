@@ -67,27 +67,36 @@ func (rs *resolver) lookupFunc(sh *Script, name string) (*Func, *Script) {
 // ResolveStep builds the execution tree of a workflow step: its run: script
 // and everything it calls in the repository.
 func (r *Repo) ResolveStep(wf *Workflow, job *Job, step *Step) *Node {
-	return r.ResolveStepWith(wf, job, step, nil)
+	return r.ResolveStepWith(wf, job, step, Evaluated{})
 }
 
-// ResolveStepWith is ResolveStep given the step's with: inputs as the
-// runner evaluated them (the job log prints them under the step's header):
-// they stand in for inputs the file writes as expressions.
-func (r *Repo) ResolveStepWith(wf *Workflow, job *Job, step *Step, evaluated map[string]string) *Node {
+// Evaluated is what the runner printed under a step's header once it had
+// evaluated the step's expressions: its with: inputs and the lines of its
+// run: script.
+type Evaluated struct {
+	With map[string]string
+	Run  []string
+}
+
+// ResolveStepWith is ResolveStep given what the runner evaluated for the
+// step: the evaluated inputs and script lines stand in for those the file
+// writes with expressions (${{ matrix.target }}), line for line, so every
+// command keeps its position.
+func (r *Repo) ResolveStepWith(wf *Workflow, job *Job, step *Step, ev Evaluated) *Node {
 	root := &Node{Kind: NodeStep, File: wf.Path, Line: step.Line, EndLine: step.EndLine,
 		Symbol: step.DisplayName(), Step: step, Job: job}
 	root.Vars = map[string]string{}
 	rs := &resolver{repo: r, active: map[string]bool{}, checkout: checkoutPath(wf, job, r.name)}
 	root.Dir = rs.inRepo(firstNonEmpty(step.WorkingDirectory, job.DefaultWorkDir, wf.DefaultWorkDir, "."))
 	if step.Run == "" {
-		rs.uses(root, step, stepInputs(step.With, evaluated, nil), 0)
+		rs.uses(root, step, stepInputs(step.With, ev.With, nil), 0)
 		return root
 	}
 	if sh := firstNonEmpty(step.Shell, job.DefaultShell, wf.DefaultShell); !posixShell(sh) {
 		root.Note = "the step runs " + sh + ", which the model does not parse"
 		return root
 	}
-	sh := rs.parse(wf.Path, step.RunLine, step.Run, false)
+	sh := rs.parse(wf.Path, step.RunLine, withEvaluated(step.Run, ev.Run), false)
 	root.Script = sh
 	if sh.Err != nil {
 		root.Note = sh.Err.Error()
@@ -317,6 +326,24 @@ func posixShell(sh string) bool {
 		return true
 	}
 	return strings.HasSuffix(f[0], "/bash") || strings.HasSuffix(f[0], "/sh")
+}
+
+// withEvaluated replaces the lines of a run: script that have expressions
+// by the runner's echo of them, when the echo has as many lines.
+func withEvaluated(src string, echoed []string) string {
+	if !strings.Contains(src, "${{") {
+		return src
+	}
+	lines := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
+	if len(lines) != len(echoed) {
+		return src
+	}
+	for i, l := range lines {
+		if strings.Contains(l, "${{") && strings.TrimSpace(echoed[i]) != "" {
+			lines[i] = echoed[i]
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 func firstNonEmpty(vals ...string) string {

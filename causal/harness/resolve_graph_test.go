@@ -113,7 +113,7 @@ func TestResolveBuildAction(t *testing.T) {
 	r := NewRepo(mapFS(files))
 	wf, _ := r.Workflow(".github/workflows/w.yml")
 	j, s, _ := wf.FindStep("", "Build", 0)
-	got := outline(r.ResolveStepWith(wf, j, s, map[string]string{"context": "./server", "file": "./server/Dockerfile"}))
+	got := outline(r.ResolveStepWith(wf, j, s, Evaluated{With: map[string]string{"context": "./server", "file": "./server/Dockerfile"}}))
 	want := []string{
 		"step .github/workflows/w.yml:5 Build",
 		" dockerfile server/Dockerfile:1 server/Dockerfile",
@@ -283,4 +283,34 @@ func TestResolveCheckoutExpressions(t *testing.T) {
 			"   command hack/deploy.sh:2 kubectl",
 		}},
 	})
+}
+
+// TestResolveEvaluatedScript: a run: line with an expression is read as
+// the runner echoed it, so its call is followed, and a script whose echo
+// has another number of lines is read as written.
+func TestResolveEvaluatedScript(t *testing.T) {
+	files := map[string]string{
+		".github/workflows/w.yml": "on: push\njobs:\n  j:\n    steps:\n      - name: S\n        run: |\n          set -e\n          make test-${{ matrix.suite }}\n",
+		"Makefile":                "test-unit:\n\tgo test ./...\n",
+	}
+	r := NewRepo(mapFS(files))
+	wf, _ := r.Workflow(".github/workflows/w.yml")
+	j, s, _ := wf.FindStep("", "S", 0)
+	tests := []struct {
+		echoed []string
+		want   int
+	}{
+		{[]string{"set -e", "make test-unit"}, 6},
+		{[]string{"make test-unit"}, 3},
+		{nil, 3},
+	}
+	for _, tt := range tests {
+		got := outline(r.ResolveStepWith(wf, j, s, Evaluated{Run: tt.echoed}))
+		if len(got) != tt.want || tt.want == 6 && got[3] != "  target Makefile:1 test-unit" {
+			t.Errorf("echo %q:\n%s", tt.echoed, strings.Join(got, "\n"))
+		}
+		if !strings.HasPrefix(got[2], " command .github/workflows/w.yml:8") {
+			t.Errorf("the make command must stay on line 8: %s", got[2])
+		}
+	}
 }

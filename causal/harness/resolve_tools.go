@@ -211,6 +211,10 @@ func (rs *resolver) makeCall(parent *Node, args []string, dir string, depth int)
 		}
 	}
 	for _, t := range targets {
+		if rs.targetOwner(mf, t, dir, nil) == nil {
+			parent.Note = "make target " + t + " is not in " + mf.Path
+			continue
+		}
 		rs.target(parent, mf, t, dir, depth)
 	}
 }
