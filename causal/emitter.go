@@ -48,7 +48,7 @@ func locateEmitter(t *tracer, hits []hit, p *pin, causeN int, cause, seen string
 			e.Node, e.Candidates, e.How = p.Node, []*harness.Node{p.Node}, p.How
 			return e
 		}
-		if d := descendants(p.Node); len(d) > 0 {
+		if d := pinScope(p.Node); len(d) > 0 {
 			scope, e.How, pinnedScope = d, p.How, true
 		}
 	}
@@ -83,6 +83,22 @@ func locateEmitter(t *tracer, hits []hit, p *pin, causeN int, cause, seen string
 		e.How = ""
 	}
 	return e
+}
+
+// pinScope returns the commands under a node the log names. A Compose
+// service's prefix marks what its container printed: its command, not the
+// RUN instructions that built its image.
+func pinScope(n *harness.Node) []*harness.Node {
+	if n.Kind != harness.NodeService {
+		return descendants(n)
+	}
+	var out []*harness.Node
+	for _, c := range n.Children {
+		if c.Kind == harness.NodeCommand {
+			out = append(out, descendants(c)...)
+		}
+	}
+	return out
 }
 
 // scopeRoot is the node the trace hits point at: the failed recipe line
