@@ -43,9 +43,12 @@ type caseSpec struct {
 		Rule      string `json:"rule"`
 		// Family is the catalogued error family the cause line must be
 		// recognised as; its sources are then cited as known elsewhere.
-		Family       string   `json:"family"`
-		ProducerFile *string  `json:"producer_file"`
-		ProducerLine []int    `json:"producer_line"`
+		Family       string  `json:"family"`
+		ProducerFile *string `json:"producer_file"`
+		ProducerLine []int   `json:"producer_line"`
+		// GapContains is text the producer's gap (where the trace
+		// stopped below it) must contain.
+		GapContains  string   `json:"gap_contains"`
 		Ambiguous    bool     `json:"ambiguous"`
 		Patch        bool     `json:"patch"`
 		PatchFiles   []string `json:"patch_files"`
@@ -212,6 +215,9 @@ func checkCase(t *testing.T, c synthCase, exp *causal.Explanation) {
 	}
 	if r := w.ProducerLine; len(r) == 2 && (ch.Producer.Line < r[0] || ch.Producer.Line > r[1]) {
 		t.Errorf("producer line = %d, want within %v", ch.Producer.Line, r)
+	}
+	if w.GapContains != "" && !strings.Contains(ch.Producer.Gap, w.GapContains) {
+		t.Errorf("producer gap = %q, want it to contain %q", ch.Producer.Gap, w.GapContains)
 	}
 	if w.Ambiguous != ch.Producer.Ambiguous {
 		t.Errorf("ambiguous = %v, want %v", ch.Producer.Ambiguous, w.Ambiguous)

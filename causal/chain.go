@@ -48,6 +48,10 @@ type Producer struct {
 	// Ambiguous is set when several places could be the producer; Candidates lists them.
 	Ambiguous  bool       `json:"ambiguous,omitempty"`
 	Candidates []Location `json:"candidates,omitempty"`
+	// Gap says where the trace stopped below the producer: a file the
+	// harness calls that is not in the repository or does not parse, a
+	// recursion that was cut, a script reached only from the log.
+	Gap string `json:"gap,omitempty"`
 }
 
 // MarshalJSON writes an empty producer file as null: a failure with no

@@ -232,8 +232,10 @@ func (x *explainer) dockerRunUnit() (FailedUnit, bool) {
 	case strings.Contains(r.Text, "apt-get"):
 		parts[0] += ", and its apt-get calls set no Acquire::Retries (apt itself retries a failed download 3 times by default)"
 	}
-	if x.em.Node != nil {
-		parts = append(parts, fmt.Sprintf("%s does not retry the image build", describe(x.em.Node)))
+	if b := liftOutOfBuild(x.em.Node); b != nil && b.Kind == harness.NodeCommand {
+		parts = append(parts, fmt.Sprintf("%s does not retry the image build", describe(b)))
+	} else if x.step != nil {
+		parts = append(parts, fmt.Sprintf("the step %q does not retry the image build", x.step.DisplayName()))
 	}
 	return FailedUnit{Summary: strings.Join(parts, "; ")}, true
 }

@@ -16,12 +16,19 @@ const (
 	echoMake   = "make"   // make's echoed recipe line
 	echoMakeE  = "make-error"
 	echoPrint  = "print" // output of an echo/printf in a script
+	// echoScript is a package manager's echo of the script it runs: yarn's
+	// "$ jest --ci", npm's and pnpm's "> jest --ci" under their header.
+	echoScript = "script"
+	// echoStep is the runner's header of a composite action's step:
+	// "##[group]Run <first line of its script>" or "Run <action>".
+	echoStep = "step"
 )
 
 var (
 	taskEcho     = regexp.MustCompile(`^task: \[([^\]]+)\] (.*)$`)
 	taskFailed   = regexp.MustCompile(`^task: Failed to run task "([^"]+)"`)
 	xtraceEcho   = regexp.MustCompile(`^\+{1,4} (\S.*)$`)
+	scriptEcho   = regexp.MustCompile(`^[$>] (\S.*)$`)
 	makeError    = regexp.MustCompile(`^g?make(?:\[\d+\])?: \*\*\* \[(?:([^:\]\s]+):(\d+): )?([^\]]+)\] (?:Error \d+|Killed|Segmentation fault|Terminated)`)
 	dynamicPart  = regexp.MustCompile("\\{\\{[^}]*\\}\\}|\\$\\{[^}]*\\}|\\$\\(\\([^)]*\\)\\)|\\$\\([^)]*\\)|\\$[A-Za-z_][A-Za-z0-9_]*|\\$[@*#?0-9]|`[^`]*`")
 	quoteChars   = strings.NewReplacer(`"`, "", `'`, "", `\`, "")
@@ -112,6 +119,10 @@ type tracer struct {
 	recipes []*harness.Node
 	prints  []*harness.Node
 	cmds    []*harness.Node
+	// scripts are the package.json scripts and steps the composite
+	// actions' steps, which the log echoes too.
+	scripts []*harness.Node
+	steps   []*harness.Node
 	// FailedTask is the task named by "task: Failed to run task".
 	FailedTask string
 }
@@ -124,9 +135,16 @@ func newTracer(root *harness.Node) *tracer {
 		switch n.Kind {
 		case harness.NodeTaskCmd:
 			t.byTask[n.Symbol] = append(t.byTask[n.Symbol], n)
-		case harness.NodeRecipe:
+		case harness.NodeRecipe, harness.NodeJustLine:
+			// make and just echo a recipe line before they run it.
 			if n.Recipe != nil && !n.Recipe.Silent {
 				t.recipes = append(t.recipes, n)
+			}
+		case harness.NodePackage:
+			t.scripts = append(t.scripts, n)
+		case harness.NodeStep:
+			if i > 0 && n.Step != nil {
+				t.steps = append(t.steps, n)
 			}
 		case harness.NodeCommand:
 			t.cmds = append(t.cmds, n)
@@ -215,6 +233,9 @@ func pick(cands []*harness.Node, index map[*harness.Node]int, pos int) *harness.
 
 // candidates returns the nodes a log line echoes.
 func (t *tracer) candidates(l logLine) (string, []*harness.Node) {
+	if l.Kind == analysis.KindGroup {
+		return echoStep, t.stepHeader(strings.TrimPrefix(l.Text, "##[group]Run "))
+	}
 	if l.Kind != analysis.KindPlain {
 		return "", nil
 	}
@@ -228,6 +249,11 @@ func (t *tracer) candidates(l logLine) (string, []*harness.Node) {
 	if m := xtraceEcho.FindStringSubmatch(text); m != nil {
 		return echoXtrace, t.matchAll(t.cmds, normalizeEcho(m[1]), false)
 	}
+	if m := scriptEcho.FindStringSubmatch(text); m != nil && len(t.scripts) > 0 {
+		if c := t.matchAll(t.scripts, normalizeEcho(m[1]), false); len(c) > 0 {
+			return echoScript, scriptStarts(c)
+		}
+	}
 	norm := normalizeEcho(text)
 	if norm == "" {
 		return "", nil
@@ -236,6 +262,38 @@ func (t *tracer) candidates(l logLine) (string, []*harness.Node) {
 		return echoMake, c
 	}
 	return echoPrint, t.matchAll(t.prints, norm, false)
+}
+
+// scriptStarts returns, for package scripts, the first command of each
+// script's own text: the echo is printed when that text starts, after its
+// pre- hook ran.
+func scriptStarts(pkgs []*harness.Node) []*harness.Node {
+	out := make([]*harness.Node, 0, len(pkgs))
+	for _, p := range pkgs {
+		start := p
+		for _, c := range p.Children {
+			if c.Kind == harness.NodeCommand && c.Line == p.Line {
+				start = c
+				break
+			}
+		}
+		out = append(out, start)
+	}
+	return out
+}
+
+// stepHeader returns the composite action steps a runner's group header
+// names: by the action they use or the first line of their script.
+func (t *tracer) stepHeader(rest string) []*harness.Node {
+	want := normalizeEcho(rest)
+	var out []*harness.Node
+	for _, n := range t.steps {
+		s := n.Step
+		if s.Uses != "" && s.Uses == rest || s.Run != "" && normalizeEcho(firstLineOf(s.Run)) == want {
+			out = append(out, n)
+		}
+	}
+	return out
 }
 
 // matchAll returns the nodes whose matcher accepts text, keeping only those

@@ -26,7 +26,7 @@ type emission struct {
 //
 // seen is the recent log text before the cause; it breaks ties between
 // commands that fit equally (the one whose file arguments the log shows).
-func locateEmitter(t *tracer, hits []hit, causeN int, cause, seen string) emission {
+func locateEmitter(t *tracer, hits []hit, p *pin, causeN int, cause, seen string) emission {
 	var e emission
 	tools := append(leadingTools(cause), toolsFor(cause)...)
 	hosts := hostsIn(cause)
@@ -41,15 +41,26 @@ func locateEmitter(t *tracer, hits []hit, causeN int, cause, seen string) emissi
 		}
 	}
 	scope := e.scope(t)
+	pinnedScope := false
+	if p != nil && (e.scopeRoot() == nil || !isAncestor(p.Node, e.scopeRoot())) {
+		// The log names a node at least as deep as the echoes point at.
+		if p.Node.Kind == harness.NodeCommand && emitterScore(p.Node, nil) > 0 {
+			e.Node, e.Candidates, e.How = p.Node, []*harness.Node{p.Node}, p.How
+			return e
+		}
+		if d := pinScope(p.Node); len(d) > 0 {
+			scope, e.How, pinnedScope = d, p.How, true
+		}
+	}
 	if w := replayedWriter(t, scope); w != nil {
 		e.Node, e.Candidates = w, []*harness.Node{w}
 		e.How = "the log prints a file that an earlier command wrote its output to"
 		return e
 	}
-	if best, cands := choose(scope, tools, hosts, verbs, e.Anchor != nil || e.MakeErr != nil); best != nil {
+	if best, cands := choose(scope, tools, hosts, verbs, e.Anchor != nil || e.MakeErr != nil || pinnedScope); best != nil {
 		e.Node, e.Candidates = best, cands
 		e.Ambiguous = len(cands) > 1
-		if len(tools) == 0 || toolMatches(best, tools) || e.Anchor == nil {
+		if len(tools) == 0 || toolMatches(best, tools) || e.Anchor == nil || pinnedScope {
 			return e
 		}
 		// The unit the log points at runs nothing the cause line names: a
@@ -72,6 +83,34 @@ func locateEmitter(t *tracer, hits []hit, causeN int, cause, seen string) emissi
 		e.How = ""
 	}
 	return e
+}
+
+// pinScope returns the commands under a node the log names. A Compose
+// service's prefix marks what its container printed: its command, not the
+// RUN instructions that built its image.
+func pinScope(n *harness.Node) []*harness.Node {
+	if n.Kind != harness.NodeService {
+		return descendants(n)
+	}
+	var out []*harness.Node
+	for _, c := range n.Children {
+		if c.Kind == harness.NodeCommand {
+			out = append(out, descendants(c)...)
+		}
+	}
+	return out
+}
+
+// scopeRoot is the node the trace hits point at: the failed recipe line
+// make names, else the last echoed harness code.
+func (e *emission) scopeRoot() *harness.Node {
+	switch {
+	case e.MakeErr != nil:
+		return e.MakeErr.Node
+	case e.Anchor != nil:
+		return e.Anchor.Node
+	}
+	return nil
 }
 
 // scope returns the commands the log points at (the failed recipe line, the
@@ -102,7 +141,7 @@ func (t *tracer) after(n *harness.Node) []*harness.Node {
 	if n.Kind != harness.NodeCommand {
 		return descendants(n)
 	}
-	unit := n.Nearest(harness.NodeTask, harness.NodeTarget, harness.NodeScript, harness.NodePackage, harness.NodeStep)
+	unit := n.Nearest(unitKinds...)
 	if unit == nil {
 		return []*harness.Node{n}
 	}
@@ -383,6 +422,11 @@ func emitterScore(n *harness.Node, tools []string) int {
 			score += 20 - i
 			break
 		}
+	}
+	if opaque(n) {
+		// it runs harness code the model could not read, which may be
+		// what printed the line.
+		score += 10
 	}
 	if networkVerbs[subcommand(n)] {
 		score += 3

@@ -42,6 +42,10 @@ type facts struct {
 	local    bool
 	// dockerRun is the Dockerfile RUN instruction a failed image build ran.
 	dockerRun *dockerRun
+	// locs are the places the step's log names (files and lines, failed
+	// units); paths maps the paths it prints to repository paths.
+	locs  []loc
+	paths *pathMapper
 	// ids are the evidence ids cited for each part of the story ("cause",
 	// "emitter", "gate", …).
 	ids map[string][]string
@@ -116,8 +120,11 @@ func Explain(in Input) (*Explanation, error) {
 	if err := x.readLog(); err != nil {
 		x.notes = append(x.notes, err.Error())
 	}
+	x.resolveTree()
 	x.trace()
-	x.dockerRun = x.findDockerRun()
+	if x.dockerRun = x.instructionRun(); x.dockerRun == nil {
+		x.dockerRun = x.findDockerRun()
+	}
 	x.match()
 	x.resolveProducer()
 	x.buildChain()
@@ -126,7 +133,8 @@ func Explain(in Input) (*Explanation, error) {
 	return x.result(), nil
 }
 
-// locate finds the workflow, job and step and builds the step's execution tree.
+// locate finds the workflow, job and step (resolveTree builds the step's
+// execution tree once the log is read).
 func (x *explainer) locate() {
 	if x.in.WorkflowPath == "" {
 		return
@@ -146,8 +154,6 @@ func (x *explainer) locate() {
 		return
 	}
 	x.job, x.step = job, step
-	x.tree = x.repo.ResolveStep(owner, job, step)
-	x.tr = newTracer(x.tree)
 }
 
 // readLog reads the failing step's lines and picks the cause line.
@@ -258,14 +264,14 @@ func (x *explainer) trace() {
 	x.hits = x.tr.trace(traced)
 	if x.log.Cause >= 0 {
 		// make's error line comes after the cause; trace the tail too.
-		tail := x.log.Lines[x.log.Cause:]
+		tail := append(append([]logLine(nil), x.log.Lines[x.log.Cause:]...), x.log.Tail...)
 		for _, h := range x.tr.trace(tail) {
 			if h.Kind == echoMakeE {
 				x.hits = append(x.hits, h)
 			}
 		}
 	}
-	x.em = locateEmitter(x.tr, x.hits, x.cause.N, x.causeContext(), recentText(before, 200))
+	x.em = locateEmitter(x.tr, x.hits, x.pinned(), x.cause.N, x.causeContext(), recentText(before, 200))
 	if x.endpoint == "" && x.em.Node != nil {
 		x.endpoint, x.local = endpointOf(x.em.Node.ExpandVars(x.em.Node.Text))
 	}
@@ -317,16 +323,22 @@ func (x *explainer) regression() bool {
 // symbolOf names the unit a node belongs to: task, target, script, package
 // script, function or step.
 func symbolOf(n *harness.Node) string {
-	u := n.Nearest(harness.NodeTask, harness.NodeTarget, harness.NodeScript, harness.NodePackage, harness.NodeFunc, harness.NodeStep)
+	u := n.Nearest(append([]string{harness.NodeFunc}, unitKinds...)...)
 	if u == nil {
 		return ""
 	}
 	return u.Symbol
 }
 
+// unitKinds are the node kinds that name where a command lives: a task, a
+// make target, a just recipe, a Dockerfile RUN instruction, a Compose
+// service, a script, a package.json script or a step.
+var unitKinds = []string{harness.NodeTask, harness.NodeTarget, harness.NodeJustRecipe, harness.NodeInstruction,
+	harness.NodeService, harness.NodeScript, harness.NodePackage, harness.NodeStep}
+
 // unitOf returns the node that names where a command lives (for messages).
 func unitOf(n *harness.Node) *harness.Node {
-	return n.Nearest(harness.NodeTask, harness.NodeTarget, harness.NodeScript, harness.NodePackage, harness.NodeStep)
+	return n.Nearest(unitKinds...)
 }
 
 func (x *explainer) result() *Explanation {

@@ -109,7 +109,7 @@ func (x *facts) siteOf(n *harness.Node) (patch.Site, error) {
 	first, last := statementLines(n)
 	// The nearest unit that holds the command's text decides the host: a
 	// script called from a recipe or task is patched in the script.
-	host := n.Nearest(harness.NodeTaskCmd, harness.NodeRecipe, harness.NodeScript, harness.NodeStep)
+	host := n.Nearest(harness.NodeTaskCmd, harness.NodeRecipe, harness.NodeJustLine, harness.NodeInstruction, harness.NodeScript, harness.NodeStep)
 	hostKind := ""
 	if host != nil {
 		hostKind = host.Kind
@@ -127,6 +127,15 @@ func (x *facts) siteOf(n *harness.Node) (patch.Site, error) {
 	case hostKind == harness.NodeRecipe:
 		s.Host = patch.HostMakefile
 		s.Line, s.EndLine = host.Line, host.EndLine
+	case hostKind == harness.NodeInstruction:
+		// a RUN instruction: an argument edit changes the command's own
+		// lines; new commands go in RUN instructions around it.
+		s.Host = patch.HostDockerfile
+		s.Line, s.EndLine = host.Line, host.EndLine
+	case hostKind == harness.NodeJustLine && host.Recipe != nil && host.Justfile != nil && !host.Justfile.Recipes[host.Symbol].Shebang:
+		// a just recipe line is one shell line, indented like its neighbours.
+		s.Host = patch.HostScript
+		s.Line, s.EndLine = first, last
 	case hostKind == harness.NodeScript:
 		s.Host = patch.HostScript
 		s.Line, s.EndLine = first, last

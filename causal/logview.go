@@ -16,6 +16,12 @@ const (
 	maxAfterCause = 60
 	// maxLineText caps the text kept per line.
 	maxLineText = 2048
+	// maxTailLines bounds the failing step's lines read after those kept
+	// after the cause, and maxTail the ones of them kept: the lines where
+	// make, just, task, npm, BuildKit and bats name the unit that failed,
+	// which they print when the failing command has ended.
+	maxTailLines = 50000
+	maxTail      = 200
 )
 
 // logLine is a line of the failing step as the view keeps it.
@@ -38,6 +44,9 @@ type stepLog struct {
 	Total int
 	// Redacted are the kinds of secret removed from kept lines, by line.
 	Redacted map[int][]string
+	// Tail holds the step's later lines that name a failed unit (see
+	// maxTail), after those Lines keeps.
+	Tail []logLine
 }
 
 // readStepLog streams the trigger log and keeps the failing step's lines,
@@ -64,7 +73,10 @@ func readStepLog(in Input, causeN int) (*stepLog, error) {
 		if causeN > 0 && l.N > causeN {
 			after++
 			if after > maxAfterCause {
-				break
+				if !sl.keepTail(l, inStep(l, in.Step, causeN), after) {
+					break
+				}
+				continue
 			}
 		}
 		main := l.Kind != analysis.KindPostJob && l.Kind != analysis.KindCleanup
@@ -94,6 +106,35 @@ func readStepLog(in Input, causeN int) (*stepLog, error) {
 	}
 	sl.redact()
 	return sl, nil
+}
+
+// keepTail keeps a line after the view when it names a failed unit, and
+// reports whether reading should go on: not past the step's end or the
+// bound.
+func (sl *stepLog) keepTail(l analysis.LogLine, in bool, after int) bool {
+	if !in || after > maxAfterCause+maxTailLines || len(sl.Tail) >= maxTail {
+		return false
+	}
+	if failedUnitLine(l.Text) {
+		text, _ := redact.Line(viewLine(l).Text)
+		ll := viewLine(l)
+		ll.Text = text
+		sl.Tail = append(sl.Tail, ll)
+	}
+	return true
+}
+
+// failedUnitLine reports whether a line is where a tool names the unit
+// that failed: make's error and directory lines, just's and task's failure
+// lines, npm's and pnpm's, BuildKit's failed process and excerpt, bats'.
+func failedUnitLine(s string) bool {
+	for _, p := range []string{"make", "gmake", "error: Recipe `", "task: Failed", "npm ERR!", "npm error", "ERR_PNPM",
+		"error Command failed", "ERROR: failed to solve", "ERROR: failed to build", "#", "##[error]", "Dockerfile"} {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return locPointer.MatchString(s) || strings.Contains(s, ": line ")
 }
 
 // redact removes secrets from the kept lines, the only text of the log

@@ -23,7 +23,7 @@ var ruleOOM = rule{ExplainsTests: true, ID: "resource-exhaustion/oom", Category:
 var ruleDisk = rule{ExplainsTests: true, ID: "resource-exhaustion/disk", Category: ResourceExhaustion, Catalogue: 13, Wide: true, Catalogued: true,
 	Cause:    res(`(?i)no space left on device`, `You are running out of disk space`, `\bENOSPC\b: no space`, `(?i)DiskPressure`, `ephemeral-storage`),
 	Not:      res(`file watchers`),
-	Producer: roleEmitter, Fix: fixFreeDisk,
+	Producer: roleRunner, Fix: fixFreeDisk,
 	Summary: "The runner's disk filled up while {emitter_desc} ran and the write failed with '{cause_short}'{cause_cite}. A hosted runner only guarantees about 14 GB free, and nothing in the job frees space before the heavy work."}
 
 var ruleInotify = rule{ExplainsTests: true, ID: "resource-exhaustion/inotify", Category: ResourceExhaustion, Catalogue: 28, Wide: true,

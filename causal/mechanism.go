@@ -21,6 +21,9 @@ const (
 	roleStep    role = "step"    // the workflow step itself
 	roleLimit   role = "limit"   // the time limit the run reached
 	roleHeap    role = "heap"    // the heap setting the JVM ran into
+	// roleRunner is the command on the runner that used up a resource of
+	// the runner: the emitter, or the image build or container it ran in.
+	roleRunner role = "runner"
 )
 
 // endpointKind is a rule's condition on the endpoint the failure names.

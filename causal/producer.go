@@ -8,8 +8,18 @@ import (
 )
 
 // resolveProducer picks the producer for the matched rule's role.
+//
+// With no rule, the producer is the command that printed the cause line,
+// when the log located it without doubt: where the failing command is
+// issued is where a reader starts.
 func (x *explainer) resolveProducer() {
-	if x.rule == nil || x.regression() {
+	if x.regression() {
+		return
+	}
+	if x.rule == nil {
+		if x.em.Node != nil && !x.em.Ambiguous {
+			x.producer = liftOutOfPackage(x.em.Node)
+		}
 		return
 	}
 	switch x.rule.Producer {
@@ -21,8 +31,27 @@ func (x *explainer) resolveProducer() {
 		x.producer = x.find.Install
 	case roleEmitter, roleLimit, roleHeap:
 		x.producer = x.em.Node
+	case roleRunner:
+		x.producer = liftOutOfBuild(x.em.Node)
 	}
 	x.producer = liftOutOfPackage(x.producer)
+}
+
+// liftOutOfBuild returns, for a command inside an image build's RUN
+// instruction or a Compose service's command, the command on the runner
+// that builds or starts it.
+func liftOutOfBuild(n *harness.Node) *harness.Node {
+	for x := n; x != nil; x = x.Parent {
+		if x.Kind != harness.NodeDockerfile && x.Kind != harness.NodeService {
+			continue
+		}
+		for p := x.Parent; p != nil; p = p.Parent {
+			if p.Kind == harness.NodeCommand || p.Kind == harness.NodeStep {
+				return liftOutOfBuild(p)
+			}
+		}
+	}
+	return n
 }
 
 // liftOutOfPackage returns, for a command inside a package.json script, the
@@ -63,7 +92,7 @@ func (x *explainer) producerOf() Producer {
 		return Producer{File: x.wf.Path, Line: s.Line, Symbol: "services." + s.Name}
 	}
 	if n := x.producer; n != nil {
-		p := Producer{File: n.File, Line: n.Line, Symbol: symbolOf(n)}
+		p := Producer{File: n.File, Line: n.Line, Symbol: symbolOf(n), Gap: gapOf(n)}
 		if n == x.em.Node && x.em.Ambiguous {
 			p.Ambiguous = true
 			for _, c := range x.em.Candidates {
@@ -87,9 +116,32 @@ func (x *explainer) producerOf() Producer {
 		if x.step.RunKeyLine > 0 {
 			line = x.step.RunKeyLine
 		}
-		return Producer{File: x.wf.Path, Line: line, Symbol: x.step.DisplayName()}
+		return Producer{File: x.wf.Path, Line: line, Symbol: x.step.DisplayName(), Gap: gapOf(x.tree)}
 	}
 	return Producer{}
+}
+
+// gapOf says why the trace could not go below n: n's own note, the note
+// of a file n calls that yielded no commands (missing, unparseable, cut),
+// or that n's script was reached only from the log.
+func gapOf(n *harness.Node) string {
+	if n == nil {
+		return ""
+	}
+	if n.Note != "" {
+		return n.Note
+	}
+	for _, c := range n.Children {
+		if c.Kind != harness.NodeCommand && c.Note != "" && len(descendants(c)) == 0 {
+			return c.Note
+		}
+	}
+	for p := n.Parent; p != nil; p = p.Parent {
+		if strings.HasPrefix(p.Note, "reached from the log") {
+			return p.Symbol + " was " + p.Note
+		}
+	}
+	return ""
 }
 
 // serviceInCause returns the job's service container whose image the
@@ -145,6 +197,12 @@ func kindWord(n *harness.Node) string {
 		return "task"
 	case harness.NodeTarget:
 		return "make target"
+	case harness.NodeJustRecipe:
+		return "just recipe"
+	case harness.NodeInstruction:
+		return "the RUN instruction of build stage"
+	case harness.NodeService:
+		return "Compose service"
 	case harness.NodePackage:
 		return "package script"
 	case harness.NodeStep:

@@ -53,6 +53,9 @@ func (x *explainer) emitterDesc() string {
 		return x.stepDesc()
 	}
 	if _, ok := x.dockerRunProducer(); ok {
+		if x.em.Node.Nearest(harness.NodeInstruction) != nil {
+			return "`" + commandName(x.em.Node) + "`, running " + x.dockerRun.desc() + ","
+		}
 		return describe(x.em.Node) + ", running " + x.dockerRun.desc() + ","
 	}
 	return describe(x.em.Node)

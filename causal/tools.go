@@ -79,10 +79,41 @@ var quiet = map[string]bool{
 // harnessCall reports whether a command only calls into other harness code
 // that was resolved (its children carry the real commands). A make or task
 // call whose file is not in the repository is a command of its own.
+//
+// A container CLI is a command of its own even when the model follows the
+// image it builds or the script it runs: it pulls, builds and starts
+// containers itself. A command whose children are commands runs an inline
+// script (bash -c '…').
 func harnessCall(n *harness.Node) bool {
+	if harness.ContainerTool(n.Tool()) {
+		return false
+	}
 	for _, c := range n.Children {
 		switch c.Kind {
-		case harness.NodeTask, harness.NodeTarget, harness.NodeScript, harness.NodePackage, harness.NodeFunc:
+		case harness.NodeCommand:
+			return true
+		case harness.NodeTask, harness.NodeTarget, harness.NodeJustRecipe, harness.NodeScript, harness.NodePackage, harness.NodeFunc:
+			// a unit that yielded no command (a script that does not
+			// parse) leaves the call as the deepest command reached.
+			if len(descendants(c)) > 0 {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// opaque reports whether a command runs a harness file the model could not
+// read: missing from the repository, not parseable, or cut.
+func opaque(n *harness.Node) bool {
+	if n.Kind != harness.NodeCommand || harnessCall(n) {
+		return false
+	}
+	if n.Note != "" {
+		return true
+	}
+	for _, c := range n.Children {
+		if c.Kind != harness.NodeCommand && c.Note != "" && len(descendants(c)) == 0 {
 			return true
 		}
 	}

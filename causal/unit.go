@@ -211,10 +211,16 @@ func unitLabel(n *harness.Node) string {
 }
 
 // neighbours returns the commands that talk to something, from the producer
-// (or the emitter) up to the emitter and a few after it.
+// (or the emitter) up to the emitter and a few after it, in the emitter's
+// own unit (its script, recipe, task or step) or the producer's: a command
+// of another script did not print the cause line.
 func (x *explainer) neighbours() []*harness.Node {
 	if x.tr == nil || x.em.Node == nil {
 		return nil
+	}
+	units := map[*harness.Node]bool{unitOf(x.em.Node): true}
+	if x.producer != nil {
+		units[unitOf(x.producer)] = true
 	}
 	end := x.tr.index[x.em.Node]
 	start := end
@@ -227,7 +233,7 @@ func (x *explainer) neighbours() []*harness.Node {
 	extra := 0
 	for i := start; i < len(x.tr.flat) && len(out) < maxNeighbours; i++ {
 		n := x.tr.flat[i]
-		if n.Kind != harness.NodeCommand || quiet[n.Tool()] || harnessCall(n) || offline(n) || n.Tool() == "" {
+		if n.Kind != harness.NodeCommand || quiet[n.Tool()] || harnessCall(n) || offline(n) || n.Tool() == "" || !units[unitOf(n)] {
 			continue
 		}
 		if subcommand(n) == "wait" && n != x.em.Node {

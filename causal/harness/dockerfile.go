@@ -7,6 +7,9 @@ type DockerInstruction struct {
 	Line int    // 1-based line of the keyword
 	Cmd  string // the keyword, upper case
 	Args string // the rest, continuation lines joined with spaces
+	// EndLine is the instruction's last line: its last continuation line,
+	// or the terminator of its heredoc.
+	EndLine int
 }
 
 // DockerInstructions splits a Dockerfile into logical instructions:
@@ -41,11 +44,12 @@ func DockerInstructions(content []byte) []DockerInstruction {
 		kw, args, _ := strings.Cut(text, " ")
 		in := DockerInstruction{Line: start + 1, Cmd: strings.ToUpper(kw), Args: strings.TrimSpace(args)}
 		if marker := dockerHeredoc(in.Args); marker != "" {
-			for i+1 < len(lines) && strings.TrimSpace(lines[i+1]) != marker {
+			for i+1 < len(lines) && strings.TrimSpace(strings.TrimSuffix(lines[i+1], "\r")) != marker {
 				i++
 			}
 			i++
 		}
+		in.EndLine = min(i+1, len(lines))
 		out = append(out, in)
 	}
 	return out

@@ -91,7 +91,7 @@ func ParseMakefile(p string, data []byte) (*Makefile, error) {
 			continue
 		}
 		if isMakeDirective(trimmed) {
-			if inc, ok := parseMakeInclude(trimmed, start+1); ok {
+			if inc, ok := parseMakeInclude(mf.Expand(trimmed, nil), start+1); ok {
 				mf.Includes = append(mf.Includes, inc...)
 			}
 			continue
@@ -271,7 +271,7 @@ func parseMakeInclude(s string, line int) ([]Include, bool) {
 	}
 	var out []Include
 	for _, f := range fields[1:] {
-		if strings.ContainsAny(f, "$*?") {
+		if strings.ContainsAny(f, "$?[") {
 			continue
 		}
 		out = append(out, Include{Path: f, Line: line, Optional: fields[0] != "include"})

@@ -18,7 +18,11 @@ type Repo struct {
 	makefiles map[string]*Makefile
 	scripts   map[string]*Script
 	packages  map[string]*PackageJSON
-	errs      map[string]error
+	// dockerfiles, justfiles and composes cache the other harness files.
+	dockerfiles map[string]*Dockerfile
+	justfiles   map[string]*Justfile
+	composes    map[string]*Compose
+	errs        map[string]error
 	// skipped holds the files left unparsed for a limit, with the reason;
 	// read is the bytes read so far against MaxRepoBytes.
 	skipped map[string]string
@@ -37,6 +41,10 @@ func NewRepo(fsys fs.FS) *Repo {
 		scripts:   map[string]*Script{},
 		packages:  map[string]*PackageJSON{},
 		errs:      map[string]error{},
+		// the other harness files
+		dockerfiles: map[string]*Dockerfile{},
+		justfiles:   map[string]*Justfile{},
+		composes:    map[string]*Compose{},
 	}
 }
 
@@ -119,18 +127,24 @@ func cleanPath(p string) string {
 
 // Workflow returns the parsed workflow at p.
 func (r *Repo) Workflow(p string) (*Workflow, error) {
+	return parsed(r, r.workflows, p, ParseWorkflow)
+}
+
+// parsed returns the parse of the file at p from cache, parsing it on
+// first use; a file over a limit is noted as not analysed.
+func parsed[T any](r *Repo, cache map[string]T, p string, parse func(string, []byte) (T, error)) (T, error) {
 	p = cleanPath(p)
-	if wf, ok := r.workflows[p]; ok {
-		return wf, r.errs[p]
+	if v, ok := cache[p]; ok {
+		return v, r.errs[p]
 	}
 	data, err := r.ReadFile(p)
-	var wf *Workflow
+	var v T
 	if err == nil {
-		wf, err = ParseWorkflow(p, data)
+		v, err = parse(p, data)
 	}
-	r.workflows[p], r.errs[p] = wf, err
+	cache[p], r.errs[p] = v, err
 	r.noteLimit(err)
-	return wf, err
+	return v, err
 }
 
 // Workflows returns every parseable workflow under .github/workflows, sorted
@@ -156,18 +170,7 @@ func (r *Repo) Workflows() []*Workflow {
 
 // Taskfile returns the parsed Taskfile at p.
 func (r *Repo) Taskfile(p string) (*Taskfile, error) {
-	p = cleanPath(p)
-	if tf, ok := r.taskfiles[p]; ok {
-		return tf, r.errs[p]
-	}
-	data, err := r.ReadFile(p)
-	var tf *Taskfile
-	if err == nil {
-		tf, err = ParseTaskfile(p, data)
-	}
-	r.taskfiles[p], r.errs[p] = tf, err
-	r.noteLimit(err)
-	return tf, err
+	return parsed(r, r.taskfiles, p, ParseTaskfile)
 }
 
 // FindTaskfile returns the Taskfile task would use in dir.
@@ -183,18 +186,7 @@ func (r *Repo) FindTaskfile(dir string) (*Taskfile, error) {
 
 // Makefile returns the parsed Makefile at p.
 func (r *Repo) Makefile(p string) (*Makefile, error) {
-	p = cleanPath(p)
-	if mf, ok := r.makefiles[p]; ok {
-		return mf, r.errs[p]
-	}
-	data, err := r.ReadFile(p)
-	var mf *Makefile
-	if err == nil {
-		mf, err = ParseMakefile(p, data)
-	}
-	r.makefiles[p], r.errs[p] = mf, err
-	r.noteLimit(err)
-	return mf, err
+	return parsed(r, r.makefiles, p, ParseMakefile)
 }
 
 // FindMakefile returns the Makefile make would use in dir.
@@ -225,6 +217,11 @@ func (r *Repo) Script(p string) (*Script, error) {
 	return s, err
 }
 
+// Dockerfile returns the parsed Dockerfile at p.
+func (r *Repo) Dockerfile(p string) (*Dockerfile, error) {
+	return parsed(r, r.dockerfiles, p, ParseDockerfile)
+}
+
 // PackageJSON is the scripts section of a package.json with line numbers.
 type PackageJSON struct {
 	Path    string
@@ -245,6 +242,22 @@ func (r *Repo) Package(dir string) (*PackageJSON, error) {
 	r.packages[p], r.errs[p] = pj, err
 	r.noteLimit(err)
 	return pj, err
+}
+
+// Names returns the script names in order.
+func (pj *PackageJSON) Names() []string {
+	names := make([]string, 0, len(pj.Scripts))
+	for n := range pj.Scripts {
+		names = append(names, n)
+	}
+	sort.Slice(names, func(i, j int) bool {
+		a, b := pj.Scripts[names[i]], pj.Scripts[names[j]]
+		if a.Line != b.Line {
+			return a.Line < b.Line
+		}
+		return names[i] < names[j]
+	})
+	return names
 }
 
 func parsePackageJSON(p string, data []byte) (*PackageJSON, error) {
@@ -325,4 +338,9 @@ func (r *Repo) locateStep(wf *Workflow, jobName, stepName string, number, depth 
 		}
 	}
 	return wf, job, step, err
+}
+
+// errNotFound says that no file of a kind is in a directory.
+func errNotFound(what, dir string) error {
+	return fmt.Errorf("no %s in %q: %w", what, dir, fs.ErrNotExist)
 }

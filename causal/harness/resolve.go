@@ -12,7 +12,9 @@ const (
 	maxResolveNodes = 20000
 )
 
-var templateVar = regexp.MustCompile(`\{\{\s*\.[A-Za-z_][A-Za-z0-9_]*\s*\}\}`)
+// templateVar matches a template reference: Taskfile's {{.NAME}} and
+// just's {{NAME}}.
+var templateVar = regexp.MustCompile(`\{\{\s*\.?[A-Za-z_][A-Za-z0-9_-]*\s*\}\}`)
 
 // resolver builds one execution tree.
 type resolver struct {
@@ -25,25 +27,76 @@ type resolver struct {
 	// checkout is where the job checks the repository out, relative to the
 	// workspace ("" for the workspace itself).
 	checkout string
+	// funcs are the shell functions that sourced scripts defined in the
+	// current shell, by name.
+	funcs map[string]scopedFunc
+	// makeScopes caches the variables of a make run, by makefile and
+	// directory.
+	makeScopes map[string]map[string]string
+}
+
+// scopedFunc is a function a sourced script defined, with that script.
+type scopedFunc struct {
+	fn *Func
+	sh *Script
+}
+
+// defineFunc makes a sourced script's function callable in the current
+// shell.
+func (rs *resolver) defineFunc(sh *Script, fn *Func) {
+	if rs.funcs == nil {
+		rs.funcs = map[string]scopedFunc{}
+	}
+	if len(rs.funcs) < maxShellCommands {
+		rs.funcs[fn.Name] = scopedFunc{fn: fn, sh: sh}
+	}
+}
+
+// lookupFunc finds the function a command calls: one of its own script,
+// else one a sourced script defined; with the script that defines it.
+func (rs *resolver) lookupFunc(sh *Script, name string) (*Func, *Script) {
+	if fn, ok := sh.Funcs[name]; ok {
+		return fn, sh
+	}
+	if f, ok := rs.funcs[name]; ok {
+		return f.fn, f.sh
+	}
+	return nil, nil
 }
 
 // ResolveStep builds the execution tree of a workflow step: its run: script
 // and everything it calls in the repository.
 func (r *Repo) ResolveStep(wf *Workflow, job *Job, step *Step) *Node {
+	return r.ResolveStepWith(wf, job, step, Evaluated{})
+}
+
+// Evaluated is what the runner printed under a step's header once it had
+// evaluated the step's expressions: its with: inputs and the lines of its
+// run: script.
+type Evaluated struct {
+	With map[string]string
+	Run  []string
+}
+
+// ResolveStepWith is ResolveStep given what the runner evaluated for the
+// step: the evaluated inputs and script lines stand in for those the file
+// writes with expressions (${{ matrix.target }}), line for line, so every
+// command keeps its position.
+func (r *Repo) ResolveStepWith(wf *Workflow, job *Job, step *Step, ev Evaluated) *Node {
 	root := &Node{Kind: NodeStep, File: wf.Path, Line: step.Line, EndLine: step.EndLine,
 		Symbol: step.DisplayName(), Step: step, Job: job}
 	root.Vars = map[string]string{}
-	rs := &resolver{repo: r, active: map[string]bool{}, checkout: checkoutPath(job, r.name)}
+	rs := &resolver{repo: r, active: map[string]bool{}, checkout: checkoutPath(wf, job, r.name)}
 	root.Dir = rs.inRepo(firstNonEmpty(step.WorkingDirectory, job.DefaultWorkDir, wf.DefaultWorkDir, "."))
 	if step.Run == "" {
-		rs.compositeSteps(root, step.Uses, 0)
+		rs.uses(root, step, stepInputs(step.With, ev.With, nil), 0)
 		return root
 	}
 	if sh := firstNonEmpty(step.Shell, job.DefaultShell, wf.DefaultShell); !posixShell(sh) {
 		root.Note = "the step runs " + sh + ", which the model does not parse"
 		return root
 	}
-	sh := rs.parse(wf.Path, step.RunLine, step.Run, false)
+	sh := rs.parse(wf.Path, step.RunLine, withEvaluated(step.Run, ev.Run), false)
 	root.Script = sh
 	if sh.Err != nil {
 		root.Note = sh.Err.Error()
@@ -94,111 +147,16 @@ func (rs *resolver) commands(parent *Node, sh *Script, cmds []*Command, dir stri
 		if wd.change(rs, n) {
 			continue
 		}
-		if fn, ok := sh.Funcs[c.Name()]; ok {
+		if fn, owner := rs.lookupFunc(sh, c.Name()); fn != nil {
 			if fn.Retry && len(c.Args) > 1 {
 				n.Wrapper = fn
 			} else {
-				rs.function(n, sh, fn, dir, depth+1)
+				rs.function(n, owner, fn, dir, depth+1)
 				continue
 			}
 		}
 		rs.follow(n, dir, depth+1)
 	}
-}
-
-// workdir is a script's working directory as its cd, pushd and popd move
-// it, relative to the repository root; unknown after a cd it cannot read.
-type workdir struct {
-	dir   string
-	stack []string
-}
-
-// change applies a cd, pushd or popd command to the working directory and
-// reports whether the command was one. Only commands that run in the
-// script's own shell move it (not inside a pipeline, a substitution or a
-// condition's fallback).
-func (w *workdir) change(rs *resolver, n *Node) bool {
-	c := n.Cmd
-	name := c.Name()
-	if name != "cd" && name != "pushd" && name != "popd" {
-		return false
-	}
-	if c.PipeLen > 1 || c.Substituted || c.Background {
-		return true
-	}
-	switch name {
-	case "popd":
-		if k := len(w.stack); k > 0 {
-			w.dir, w.stack = w.stack[k-1], w.stack[:k-1]
-		}
-		return true
-	case "pushd":
-		w.stack = append(w.stack, w.dir)
-	}
-	args := skipFlags(c.Args[1:])
-	if len(args) == 0 {
-		return true
-	}
-	if d, ok := rs.cdTarget(n, w.dir, args[0]); ok {
-		w.dir = d
-	}
-	return true
-}
-
-// scriptDirRef matches the usual ways a script names its own directory.
-var scriptDirRef = regexp.MustCompile(`^"?\$\(\s*dirname\s+"?\$(?:0|\{?BASH_SOURCE(?:\[0\])?\}?)"?\s*\)"?|^"?\$\{BASH_SOURCE(?:\[0\])?%/\*\}"?`)
-
-// cdTarget returns the repository directory that a cd argument names from
-// dir, and false when it cannot tell (a variable, an absolute path).
-func (rs *resolver) cdTarget(n *Node, dir, arg string) (string, bool) {
-	if m := scriptDirRef.FindString(arg); m != "" {
-		own := dir
-		if s := n.Nearest(NodeScript); s != nil {
-			own = path.Dir(s.File)
-		}
-		arg = own + "/" + strings.Trim(strings.TrimPrefix(arg, m), `"/`)
-		dir = ""
-	}
-	arg = strings.Trim(n.ExpandVars(arg), `"'`)
-	if arg == "" || arg == "-" || strings.ContainsAny(arg, "$`{}*?~") || path.IsAbs(arg) {
-		return dir, false
-	}
-	return rs.inRepo(path.Join(dir, arg)), true
-}
-
-// inRepo maps a directory relative to the workspace to one relative to the
-// repository: a job that checks the repository out under a path (actions/
-// checkout's path:) has it there.
-func (rs *resolver) inRepo(dir string) string {
-	dir = path.Clean(dir)
-	if p := rs.checkout; p != "" {
-		if dir == p {
-			return "."
-		}
-		if strings.HasPrefix(dir, p+"/") {
-			return strings.TrimPrefix(dir, p+"/")
-		}
-	}
-	return dir
-}
-
-// checkoutPath returns where a job checks this repository (full name
-// repo, when known) out, relative to the workspace ("" for the workspace
-// itself).
-func checkoutPath(job *Job, repo string) string {
-	for _, s := range job.Steps {
-		if !strings.HasPrefix(s.Uses, "actions/checkout@") {
-			continue
-		}
-		if r := s.With["repository"].Text; r != "" && !strings.Contains(r, "github.repository") && !strings.EqualFold(r, repo) {
-			continue // another repository
-		}
-		if p := strings.Trim(path.Clean(s.With["path"].Text), "/"); p != "" && p != "." && !strings.ContainsAny(p, "${") {
-			return p
-		}
-		return ""
-	}
-	return ""
 }
 
 func (rs *resolver) function(parent *Node, sh *Script, fn *Func, dir string, depth int) {
@@ -213,11 +171,13 @@ func (rs *resolver) function(parent *Node, sh *Script, fn *Func, dir string, dep
 	rs.commands(fnNode, sh, fn.Commands, dir, depth)
 }
 
-// follow resolves a command that calls into the harness: task, make, a
-// script in the repository, or a package.json script.
+// follow resolves a command that calls into the harness: task, make, just,
+// a script in the repository (run, sourced or inline with -c), a
+// package.json script, an image build or Compose, a Helm chart or a
+// kustomize directory.
 func (rs *resolver) follow(n *Node, dir string, depth int) {
 	args := n.EffectiveArgs()
-	if len(args) == 0 || depth > maxResolveDepth {
+	if len(args) == 0 || depth > maxResolveDepth || inContainer(dir) {
 		return
 	}
 	switch tool := n.Tool(); {
@@ -225,16 +185,61 @@ func (rs *resolver) follow(n *Node, dir string, depth int) {
 		rs.taskCall(n, args[1:], dir, depth)
 	case tool == "make" || tool == "gmake":
 		rs.makeCall(n, args[1:], dir, depth)
+	case tool == "just":
+		rs.justCall(n, args[1:], dir, depth)
 	case tool == "npm" || tool == "yarn" || tool == "pnpm" || tool == "bun":
 		rs.packageCall(n, tool, args[1:], dir, depth)
-	case tool == "bash" || tool == "sh" || tool == "zsh" || tool == "source" || tool == ".":
+	case tool == "npm-run-all" || tool == "run-s" || tool == "run-p":
+		rs.runAllCall(n, args[1:], dir, depth)
+	case tool == "bash" || tool == "sh" || tool == "zsh" || tool == "dash":
 		if file := firstFileArg(args[1:]); file != "" {
-			rs.script(n, file, dir, depth)
+			rs.script(n, file, dir, depth, false)
+		} else {
+			rs.inlineScript(n, args[1:], dir, depth)
 		}
+	case tool == "source" || tool == ".":
+		if file := firstFileArg(args[1:]); file != "" {
+			rs.script(n, file, dir, depth, true)
+		}
+	case tool == "bats":
+		rs.batsCall(n, args[1:], dir, depth)
+	case containerTools[tool]:
+		rs.containerCall(n, tool, args[1:], dir, depth)
+	case tool == "helm" || tool == "kustomize" || tool == "kubectl" || tool == "oc":
+		rs.manifestCall(n, tool, args[1:], dir)
 	default:
 		if looksLikeScript(args[0]) {
-			rs.script(n, args[0], dir, depth)
+			rs.script(n, args[0], dir, depth, false)
 		}
+	}
+}
+
+// containerTools are the container CLIs whose builds and runs are followed.
+var containerTools = map[string]bool{"docker": true, "podman": true, "nerdctl": true, "buildah": true, "docker-compose": true}
+
+// ContainerTool reports whether a program is a container CLI: a command
+// that runs one is a command of its own even when the model follows what
+// it builds or runs.
+func ContainerTool(tool string) bool { return containerTools[tool] }
+
+// inlineScript follows `bash -c 'SCRIPT'`: the script's commands become
+// children of the command, at its line.
+func (rs *resolver) inlineScript(parent *Node, args []string, dir string, depth int) {
+	for i, a := range args {
+		if !strings.HasPrefix(a, "-") {
+			return
+		}
+		if a != "-c" && (strings.HasPrefix(a, "--") || !strings.HasSuffix(a, "c")) {
+			continue
+		}
+		if i+1 >= len(args) || strings.TrimSpace(args[i+1]) == "" {
+			return
+		}
+		sh := rs.parse(parent.File, parent.Line, args[i+1], false)
+		if sh.Err == nil {
+			rs.commands(parent, sh, sh.Commands, dir, depth)
+		}
+		return
 	}
 }
 
@@ -260,9 +265,23 @@ func looksLikeScript(name string) bool {
 		(strings.Contains(name, "/") && !strings.HasPrefix(name, "/"))
 }
 
-func (rs *resolver) script(parent *Node, file, dir string, depth int) {
+// script adds a script of the repository and its commands. A sourced
+// script runs in the caller's shell: the functions it defines stay callable
+// after it; a script run as a program starts with no functions but its own.
+func (rs *resolver) script(parent *Node, file, dir string, depth int, sourced bool) {
+	if m := scriptDirRef.FindString(file); m != "" {
+		// "$(dirname "$0")/lib.sh": next to the calling script.
+		own := dir
+		if s := parent.Nearest(NodeScript); s != nil {
+			own = path.Dir(s.File)
+		}
+		file, dir = strings.Trim(strings.TrimPrefix(file, m), `"/`), own
+	}
 	p := cleanPath(path.Join(dir, parent.ExpandVars(file)))
 	if p == "" || !rs.repo.Exists(p) {
+		if p != "" && (looksLikeScript(file) || sourced) && !strings.ContainsAny(file, "$`{}") {
+			parent.Note = "the script " + p + " is not in the repository"
+		}
 		return
 	}
 	if rs.active[p] {
@@ -282,54 +301,16 @@ func (rs *resolver) script(parent *Node, file, dir string, depth int) {
 	}
 	rs.active[p] = true
 	defer delete(rs.active, p)
+	if !sourced {
+		saved := rs.funcs
+		rs.funcs = nil
+		defer func() { rs.funcs = saved }()
+	}
 	// A script runs relative to the caller's working directory.
 	rs.commands(n, sh, sh.Commands, dir, depth)
-}
-
-func (rs *resolver) packageCall(parent *Node, tool string, args []string, dir string, depth int) {
-	args = skipFlags(args)
-	if len(args) == 0 {
-		return
-	}
-	name := args[0]
-	switch name {
-	case "run", "run-script":
-		if len(args) < 2 {
-			return
-		}
-		name = args[1]
-	case "test", "t", "tst", "start", "stop", "restart":
-		if name == "t" || name == "tst" {
-			name = "test"
-		}
-	default:
-		if tool == "npm" {
-			return
-		}
-	}
-	pj, err := rs.repo.Package(dir)
-	if err != nil {
-		return
-	}
-	v, ok := pj.Scripts[name]
-	if !ok {
-		return
-	}
-	key := pj.Path + "#" + name
-	if rs.active[key] {
-		return
-	}
-	rs.active[key] = true
-	defer delete(rs.active, key)
-	n := rs.add(parent, &Node{Kind: NodePackage, File: pj.Path, Line: v.Line, EndLine: v.Line, Symbol: name, Text: v.Text, Dir: dir})
-	for _, hook := range []string{"pre" + name, name, "post" + name} {
-		hv, ok := pj.Scripts[hook]
-		if !ok {
-			continue
-		}
-		sh := rs.parse(pj.Path, hv.Line, hv.Text, false)
-		if sh.Err == nil {
-			rs.commands(n, sh, sh.Commands, dir, depth)
+	if sourced {
+		for _, fn := range sh.Funcs {
+			rs.defineFunc(sh, fn)
 		}
 	}
 }
@@ -345,6 +326,24 @@ func posixShell(sh string) bool {
 		return true
 	}
 	return strings.HasSuffix(f[0], "/bash") || strings.HasSuffix(f[0], "/sh")
+}
+
+// withEvaluated replaces the lines of a run: script that have expressions
+// by the runner's echo of them, when the echo has as many lines.
+func withEvaluated(src string, echoed []string) string {
+	if !strings.Contains(src, "${{") {
+		return src
+	}
+	lines := strings.Split(strings.TrimSuffix(src, "\n"), "\n")
+	if len(lines) != len(echoed) {
+		return src
+	}
+	for i, l := range lines {
+		if strings.Contains(l, "${{") && strings.TrimSpace(echoed[i]) != "" {
+			lines[i] = echoed[i]
+		}
+	}
+	return strings.Join(lines, "\n") + "\n"
 }
 
 func firstNonEmpty(vals ...string) string {

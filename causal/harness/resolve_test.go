@@ -179,6 +179,16 @@ func TestResolveHostile(t *testing.T) {
 		{"invalid taskfile", map[string]string{"Taskfile.yml": "tasks: [unclosed\n"}, "task a"},
 		{"huge script", map[string]string{"x.sh": strings.Repeat("a", MaxFileBytes+1)}, "./x.sh"},
 		{"escaping path", map[string]string{"x.sh": "../../etc/passwd\n/bin/sh ../../x.sh\n"}, "./x.sh"},
+		{"recipe needs itself", map[string]string{"Justfile": "a: a b\n    just a\nb: a\n    just b\n"}, "just a"},
+		{"justfile imports itself", map[string]string{"Justfile": "import 'Justfile'\nmod m 'Justfile'\na:\n    just m::a\n"}, "just a"},
+		{"image build builds itself", map[string]string{"Dockerfile": "FROM x AS a\nFROM a AS b\nCOPY --from=b / /\nRUN docker build .\n"}, "docker build ."},
+		{"scripts source each other", map[string]string{"a.sh": ". ./b.sh\nf\n", "b.sh": ". ./a.sh\nf() { g; }\ng() { f; }\n"}, "./a.sh"},
+		{"makefiles include each other", map[string]string{"Makefile": "include a.mk\n", "a.mk": "include Makefile\ninclude *.mk\nx:\n\t$(MAKE) -C . x\n"}, "make x"},
+		{"compose runs compose", map[string]string{"compose.yaml": "services:\n  a:\n    build: .\n    command: docker compose up a\n", "Dockerfile": "FROM x\nRUN docker compose run a\n"}, "docker compose up"},
+		{"unparseable files", map[string]string{"Justfile": "a:\n    echo $((\n", "compose.yaml": "services: [\n", "Dockerfile": "FROM x\nRUN if then fi ((\n"}, "just a; docker compose up; docker build ."},
+		{"include fan-out", map[string]string{"Makefile": "include" + strings.Repeat(" x.mk", 80) + "\nall:\n\t$(MAKE) missing\n", "x.mk": "include" + strings.Repeat(" Makefile x.mk", 80) + "\n",
+			"Justfile": strings.Repeat("import 'x.just'\n", 80) + "a:\n    just missing\n", "x.just": strings.Repeat("import 'Justfile'\nimport 'x.just'\n", 80)}, "make all; just a"},
+		{"huge Dockerfile", map[string]string{"Dockerfile": "FROM x\nRUN " + strings.Repeat("a", MaxFileBytes) + "\n"}, "docker build ."},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -211,13 +211,19 @@ func (rs *resolver) makeCall(parent *Node, args []string, dir string, depth int)
 		}
 	}
 	for _, t := range targets {
+		if rs.targetOwner(mf, t, dir, nil) == nil {
+			parent.Note = "make target " + t + " is not in " + mf.Path
+			continue
+		}
 		rs.target(parent, mf, t, dir, depth)
 	}
 }
 
-// target adds a make target node, its prerequisites and its recipe.
+// target adds a make target node, its prerequisites and its recipe. dir
+// is the directory make runs in: included makefiles are found from it, and
+// make's variables (every included file's, and MAKE) are in scope.
 func (rs *resolver) target(parent *Node, mf *Makefile, name, dir string, depth int) {
-	owner := rs.targetOwner(mf, name, 0)
+	owner := rs.targetOwner(mf, name, dir, nil)
 	if owner == nil {
 		return
 	}
@@ -229,10 +235,7 @@ func (rs *resolver) target(parent *Node, mf *Makefile, name, dir string, depth i
 	}
 	rs.active[key] = true
 	defer delete(rs.active, key)
-	vars := map[string]string{}
-	for k, v := range owner.Vars {
-		vars[k] = v.Text
-	}
+	vars := rs.makeScope(mf, dir)
 	n := rs.add(parent, &Node{Kind: NodeTarget, File: owner.Path, Line: t.Line, EndLine: t.EndLine,
 		Symbol: name, Makefile: owner, Dir: dir, Vars: vars})
 	for _, p := range t.Prereqs {
@@ -254,21 +257,101 @@ func (rs *resolver) target(parent *Node, mf *Makefile, name, dir string, depth i
 	}
 }
 
-// targetOwner finds the Makefile (this one or an include) defining name.
-func (rs *resolver) targetOwner(mf *Makefile, name string, depth int) *Makefile {
+// makeScope returns the variables a make run in dir with mf sees.
+func (rs *resolver) makeScope(mf *Makefile, dir string) map[string]string {
+	key := mf.Path + "|" + dir
+	if v, ok := rs.makeScopes[key]; ok {
+		return v
+	}
+	vars := map[string]string{"MAKE": "make"}
+	rs.makeVars(mf, dir, vars, map[*Makefile]bool{})
+	if rs.makeScopes == nil {
+		rs.makeScopes = map[string]map[string]string{}
+	}
+	rs.makeScopes[key] = vars
+	return vars
+}
+
+// makeVars collects the variables of a makefile and the files it includes
+// into vars: an included file's first, so the including file's own win.
+func (rs *resolver) makeVars(mf *Makefile, dir string, vars map[string]string, seen map[*Makefile]bool) {
+	if seen[mf] || len(seen) > maxIncluded {
+		return
+	}
+	seen[mf] = true
+	for _, inc := range mf.Includes {
+		for _, child := range rs.included(mf, inc, dir) {
+			rs.makeVars(child, dir, vars, seen)
+		}
+	}
+	for k, v := range mf.Vars {
+		vars[k] = v.Text
+	}
+}
+
+// included returns the makefile an include names: found from the
+// directory make runs in, as make looks for it, else next to the including
+// file.
+func (rs *resolver) included(mf *Makefile, inc Include, dir string) []*Makefile {
+	var out []*Makefile
+	for _, p := range []string{path.Join(dir, inc.Path), path.Join(path.Dir(mf.Path), inc.Path)} {
+		if strings.Contains(path.Base(p), "*") {
+			out = append(out, rs.globbed(mf, p)...)
+			if len(out) > 0 {
+				return out
+			}
+			continue
+		}
+		if !rs.repo.Exists(p) {
+			continue
+		}
+		if child, err := rs.repo.Makefile(p); err == nil && child != nil && child != mf {
+			return []*Makefile{child}
+		}
+	}
+	return nil
+}
+
+// globbed returns the makefiles a wildcard include (dir/*.mk) names.
+func (rs *resolver) globbed(mf *Makefile, pattern string) []*Makefile {
+	prefix, suffix, _ := strings.Cut(path.Base(pattern), "*")
+	if strings.Contains(suffix, "*") {
+		return nil
+	}
+	var out []*Makefile
+	for _, p := range rs.repo.List(path.Dir(pattern), suffix) {
+		if !strings.HasPrefix(path.Base(p), prefix) || len(out) >= 64 {
+			continue
+		}
+		if child, err := rs.repo.Makefile(p); err == nil && child != nil && child != mf {
+			out = append(out, child)
+		}
+	}
+	return out
+}
+
+// maxIncluded bounds the files one lookup through includes or imports
+// visits.
+const maxIncluded = 64
+
+// targetOwner finds the Makefile (this one or an include) defining name,
+// visiting each file once.
+func (rs *resolver) targetOwner(mf *Makefile, name, dir string, seen map[*Makefile]bool) *Makefile {
 	if _, ok := mf.Targets[name]; ok {
 		return mf
 	}
-	if depth > 4 {
+	if seen == nil {
+		seen = map[*Makefile]bool{}
+	}
+	if seen[mf] || len(seen) > maxIncluded {
 		return nil
 	}
+	seen[mf] = true
 	for _, inc := range mf.Includes {
-		child, err := rs.repo.Makefile(path.Join(path.Dir(mf.Path), inc.Path))
-		if err != nil || child == nil {
-			continue
-		}
-		if owner := rs.targetOwner(child, name, depth+1); owner != nil {
-			return owner
+		for _, child := range rs.included(mf, inc, dir) {
+			if owner := rs.targetOwner(child, name, dir, seen); owner != nil {
+				return owner
+			}
 		}
 	}
 	return nil

@@ -143,11 +143,15 @@ func parseShell(file string, startLine int, src string, makeRefs bool) *Script {
 		s.Err = err
 		return s
 	}
-	f, err := syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(src), file)
+	lang := syntax.LangBash
+	if strings.HasSuffix(file, ".bats") {
+		lang = syntax.LangBats
+	}
+	f, err := syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(src), file)
 	if err != nil {
 		clean, changed := maskTemplates(src)
 		if changed {
-			f, err = syntax.NewParser(syntax.Variant(syntax.LangBash)).Parse(strings.NewReader(clean), file)
+			f, err = syntax.NewParser(syntax.Variant(lang)).Parse(strings.NewReader(clean), file)
 		}
 		if err != nil {
 			s.Err = fmt.Errorf("parse shell in %s at line %d: %w", file, startLine, err)
@@ -297,6 +301,9 @@ func (w *shellWalker) stmt(st *syntax.Stmt, c ctx, pipeIdx, pipeLen int) {
 		}
 	case *syntax.FuncDecl:
 		w.funcDecl(x, c)
+	case *syntax.TestDecl:
+		// a bats test: its body runs when the file runs.
+		w.stmt(x.Body, c, 0, 1)
 	case *syntax.DeclClause:
 		for _, a := range x.Args {
 			w.substitutions(a, c)

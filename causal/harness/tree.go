@@ -16,6 +16,22 @@ const (
 	NodeFunc       = "function"
 	NodeCommand    = "command"
 	NodeUnresolved = "unresolved"
+	// NodeDockerfile is a Dockerfile an image build runs; NodeStage one of
+	// its build stages and NodeInstruction a RUN instruction, whose
+	// commands are its children.
+	NodeDockerfile  = "dockerfile"
+	NodeStage       = "stage"
+	NodeInstruction = "instruction"
+	// NodeService is a Compose service that is built or run.
+	NodeService = "compose-service"
+	// NodeJustRecipe is a justfile recipe and NodeJustLine one line of its
+	// body.
+	NodeJustRecipe = "just-recipe"
+	NodeJustLine   = "just-line"
+	// NodeChart is a local Helm chart and NodeKustomization a kustomize
+	// directory that a command renders or applies; they have no children.
+	NodeChart         = "chart"
+	NodeKustomization = "kustomization"
 )
 
 // Node is one element of an execution tree: a workflow step, a task, a task
@@ -48,6 +64,18 @@ type Node struct {
 	Items []string
 	// Wrapper is the retry function a command is called through, if any.
 	Wrapper *Func
+	// Dockerfile is set for dockerfile, stage and instruction nodes;
+	// Instruction for instruction nodes.
+	Dockerfile  *Dockerfile
+	Instruction *DockerInstruction
+	// Service is set for compose-service nodes.
+	Service *ComposeService
+	// Justfile is set for just-recipe and just-line nodes; Recipe holds a
+	// just-line's text as it holds a recipe line's.
+	Justfile *Justfile
+	// Mounts map directories inside a container (an image build's WORKDIR
+	// and COPY targets, a docker run's volumes) to repository directories.
+	Mounts []Mount
 	// Vars holds template and make variables in scope.
 	Vars     map[string]string
 	Dir      string
@@ -55,6 +83,12 @@ type Node struct {
 	Parent   *Node
 	// Note records why a call could not be followed.
 	Note string
+}
+
+// Mount maps a directory inside a container to a repository directory.
+type Mount struct {
+	Container string
+	Repo      string
 }
 
 // Walk visits the tree in execution order (pre-order); fn returns false to
@@ -139,8 +173,16 @@ func (n *Node) EffectiveArgs() []string {
 func unwrapArgs(args []string) []string {
 	for guard := 0; guard < 6 && len(args) > 0; guard++ {
 		switch args[0] {
-		case "sudo", "nohup", "exec", "command", "time", "nice", "stdbuf", "xargs":
+		case "sudo", "nohup", "exec", "command", "time", "nice", "stdbuf", "xargs", "xvfb-run":
 			args = skipFlags(args[1:])
+		case "nix":
+			// nix develop|shell … --command CMD…: the command runs in the
+			// flake's environment.
+			i := indexWord(args, "--command", "-c")
+			if i < 0 || args[1] != "develop" && args[1] != "shell" && !strings.HasPrefix(args[1], "-") {
+				return args
+			}
+			args = args[i+1:]
 		case "env":
 			args = skipFlags(args[1:])
 			for len(args) > 0 && strings.Contains(args[0], "=") {
@@ -169,6 +211,18 @@ func unwrapArgs(args []string) []string {
 		}
 	}
 	return args
+}
+
+// indexWord returns the index of the first of words in args, -1 for none.
+func indexWord(args []string, words ...string) int {
+	for i, a := range args {
+		for _, w := range words {
+			if a == w {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 // isPython reports whether a program name is a Python interpreter.

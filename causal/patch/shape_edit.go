@@ -18,6 +18,10 @@ const (
 	HostScript = "script"
 	// HostRun is a workflow step's run: script.
 	HostRun = "run"
+	// HostDockerfile is a Dockerfile RUN instruction: an argument edit
+	// changes the command's own lines; new commands are RUN instructions
+	// before or after it.
+	HostDockerfile = "dockerfile"
 )
 
 // Site is the place a fix shape edits: a harness file, the kind of host, and
@@ -86,6 +90,13 @@ func InsertShell(s Site, after bool, cmds []string, comment string) ([]byte, err
 	case HostMakefile:
 		for _, c := range cmds {
 			add = append(add, "\t"+MakeEscape(c))
+		}
+	case HostDockerfile:
+		for _, c := range commentLines(comment) {
+			add = append(add, "# "+c)
+		}
+		for _, c := range cmds {
+			add = append(add, "RUN "+c)
 		}
 	case HostScript, HostRun:
 		ind := indentOf(first)

@@ -73,6 +73,8 @@ func WrapRetry(s Site, r Retry) ([]byte, error) {
 	}
 	var repl []string
 	switch {
+	case s.Host == HostDockerfile:
+		return nil, fmt.Errorf("%w: a retry loop inside a Dockerfile RUN instruction is not written", ErrShape)
 	case s.Host == HostTaskfile && strings.HasPrefix(strings.TrimSpace(stmt[0]), "- "):
 		repl, err = retryTaskEntry(stmt, r)
 	case s.Host == HostMakefile:

@@ -1,6 +1,7 @@
 package patch
 
 import (
+	"errors"
 	"strings"
 	"testing"
 )
@@ -26,6 +27,10 @@ func TestInsertShell(t *testing.T) {
 			Site{Host: HostScript, Content: []byte("f() {\n  kubectl apply -f x\n}\n"), Line: 2, EndLine: 2},
 			false, []string{"kubectl wait --for=condition=Established crd --all"}, "",
 			"f() {\n  kubectl wait --for=condition=Established crd --all\n  kubectl apply -f x\n}\n"},
+		{"dockerfile gets RUN instructions",
+			Site{Host: HostDockerfile, Content: []byte("FROM rust:1\nRUN apt-get update && \\\n    cargo build\n"), Line: 2, EndLine: 3},
+			false, []string{"echo ready"}, "why",
+			"FROM rust:1\n# why\nRUN echo ready\nRUN apt-get update && \\\n    cargo build\n"},
 		{"inline run becomes a block",
 			Site{Host: HostRun, Content: []byte("    steps:\n      - name: x\n        run: make deps\n"), Line: 3, EndLine: 3, RunKeyLine: 3},
 			false, []string{"docker info"}, "",
@@ -41,6 +46,15 @@ func TestInsertShell(t *testing.T) {
 				t.Errorf("got:\n%s\nwant:\n%s", got, tt.want)
 			}
 		})
+	}
+}
+
+// TestWrapRetryRefusesDockerfile: a retry loop is never written inside a
+// Dockerfile RUN instruction, where its lines would break the instruction.
+func TestWrapRetryRefusesDockerfile(t *testing.T) {
+	s := Site{Host: HostDockerfile, Content: []byte("FROM x\nRUN curl -fsSL https://example.org\n"), Line: 2, EndLine: 2}
+	if _, err := WrapRetry(s, Retry{}); !errors.Is(err, ErrShape) {
+		t.Errorf("err = %v, want ErrShape", err)
 	}
 }
 
