@@ -123,7 +123,9 @@ func runsTestsCmd(n *harness.Node) bool {
 // tool's own retry setting when it has one, else a bounded retry loop.
 func fixNetworkRetry(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
-	if (gradleNode(n) || (n == nil && x.family != nil && x.family.Tool == "gradle")) && !x.leftOut(gradleRetriesCases) {
+	gradle := gradleNode(n) || (n == nil && x.family != nil && x.family.Tool == "gradle") ||
+		(x.step != nil && strings.HasPrefix(x.step.Uses, "gradle/"))
+	if gradle && !x.leftOut(gradleRetriesCases) {
 		return fixGradleRetries(x)
 	}
 	if n == nil {
