@@ -128,6 +128,9 @@ func fixNetworkRetry(x *fixContext) (*fixPlan, error) {
 	if gradle && !x.leftOut(gradleRetriesCases) {
 		return fixGradleRetries(x)
 	}
+	if x.checkoutSubmodules() && !x.leftOut(submoduleRetryCases) {
+		return fixCheckoutSubmodules(x)
+	}
 	if n == nil {
 		return nil, noFix("the command that failed was not located in the harness")
 	}

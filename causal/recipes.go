@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"regexp"
 	"slices"
 	"strings"
 
@@ -220,4 +221,77 @@ func isNotExist(err error) bool { return err != nil && errors.Is(err, fs.ErrNotE
 // gradleNode reports whether n runs Gradle.
 func gradleNode(n *harness.Node) bool {
 	return n != nil && (n.Tool() == "gradle" || n.Tool() == "gradlew")
+}
+
+// submoduleRetryCases is the corpus case whose miss led to the submodule
+// recipe (from actions/checkout#244 and MeshInspector/MeshLib#5969).
+var submoduleRetryCases = []string{"hust-open-atom-club/oh-dsh"}
+
+// submoduleFailure matches git's report of a submodule it could not clone.
+var submoduleFailure = regexp.MustCompile(`(?i)submodule|Failed to clone '`)
+
+// checkoutSubmodules reports whether the failing step is actions/checkout
+// cloning submodules and the failure names one.
+func (x *facts) checkoutSubmodules() bool {
+	s := x.step
+	if s == nil || !strings.HasPrefix(s.Uses, "actions/checkout@") {
+		return false
+	}
+	v, ok := s.With["submodules"]
+	if !ok || v.Text == "false" || v.Text == "" {
+		return false
+	}
+	for _, t := range x.texts {
+		if submoduleFailure.MatchString(t.Line.Text) {
+			return true
+		}
+	}
+	return false
+}
+
+// fixCheckoutSubmodules moves the submodule clone out of actions/checkout,
+// which tries each clone only as git does (one immediate retry), into a
+// step of its own that retries the update a bounded number of times with a
+// growing pause. The checkout's persisted credentials still serve the
+// submodules' github.com URLs.
+func fixCheckoutSubmodules(x *fixContext) (*fixPlan, error) {
+	s := x.step
+	if v, ok := s.With["persist-credentials"]; ok && v.Text == "false" {
+		return nil, noFix("the checkout does not keep its credentials, so a later `git submodule update` could not fetch private submodules")
+	}
+	content, err := x.repo.ReadFile(x.wf.Path)
+	if err != nil {
+		return nil, noFix("cannot read %s", x.wf.Path)
+	}
+	sub := s.With["submodules"]
+	out, err := patch.SetKeyValue(content, sub.Line, "submodules", "false")
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	recursive := ""
+	if sub.Text == "recursive" {
+		recursive = " --recursive"
+	}
+	step := []string{"name: Check out submodules (retried)", "shell: bash"}
+	if p, ok := s.With["path"]; ok && p.Text != "" {
+		step = append(step, "working-directory: "+patch.YAMLScalar(p.Text))
+	}
+	step = append(step, "run: |",
+		"  for attempt in 1 2 3 4 5; do",
+		"    git submodule sync"+recursive,
+		"    if git submodule update --init --force"+recursive+"; then",
+		"      exit 0",
+		"    fi",
+		"    echo \"::warning::git submodule update failed (attempt $attempt of 5)\"",
+		"    sleep $((attempt * 5))",
+		"  done",
+		"  exit 1")
+	if out, err = patch.InsertStepAfter(out, stepSpan(s), step); err != nil {
+		return nil, noFix("%v", err)
+	}
+	rationale := fmt.Sprintf("actions/checkout cloned the submodules and one clone failed on the network%s; git retries a failed submodule clone once, at once, and the step gives up. "+
+		"The patch turns the checkout's submodule clone off and adds a step right after it that updates the submodules up to 5 times, 5 to 20 seconds apart. The same submodules at the same commits are checked out; a submodule that does not exist still fails after the last attempt.",
+		cite(x.ids["cause"]...))
+	return &fixPlan{Title: "Retry the submodule clone in a step of its own", Rationale: rationale,
+		Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}}, nil
 }
