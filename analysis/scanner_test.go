@@ -193,3 +193,41 @@ func TestScannerGHView(t *testing.T) {
 		t.Fatalf("gh view lines = %+v", got)
 	}
 }
+
+// TestScannerOverlappingStepSeconds keeps a step header in its own step when
+// the API's whole-second times make neighbouring steps overlap: a step
+// "completed" at :39 while the next "started" at :38 (seen on real jobs).
+// A composite action's inner header early in its step stays in that step.
+func TestScannerOverlappingStepSeconds(t *testing.T) {
+	at := func(s string) time.Time {
+		v, err := time.Parse(time.RFC3339, "2023-04-13T02:46:"+s+"Z")
+		if err != nil {
+			t.Fatal(err)
+		}
+		return v
+	}
+	steps := []gha.Step{
+		{Name: "Set up job", Number: 1, StartedAt: at("27"), CompletedAt: at("28"), Conclusion: "success"},
+		{Name: "Run ./tools/setup-deps", Number: 2, StartedAt: at("29"), CompletedAt: at("39"), Conclusion: "success"},
+		{Name: "Download binaries", Number: 3, StartedAt: at("38"), CompletedAt: at("41"), Conclusion: "success"},
+		{Name: "Run tests", Number: 4, StartedAt: at("41"), CompletedAt: at("59"), Conclusion: "failure"},
+	}
+	log := strings.Join([]string{
+		"2023-04-13T02:46:27.0037408Z Current runner version: '2.303.0'",
+		"2023-04-13T02:46:29.5614047Z ##[group]Run ./tools/setup-deps",
+		"2023-04-13T02:46:29.5740109Z ##[group]Run actions/setup-go@v3",
+		"2023-04-13T02:46:30.1000000Z Setup go version spec 1.20",
+		"2023-04-13T02:46:38.7338267Z ##[group]Run actions/download-artifact@v3",
+		"2023-04-13T02:46:39.1000000Z Artifact download completed",
+		"2023-04-13T02:46:41.0551197Z ##[group]Run make test",
+		"2023-04-13T02:46:58.0000000Z ##[error]Process completed with exit code 2.",
+	}, "\n") + "\n"
+	sc := NewScanner(strings.NewReader(log), Options{Steps: steps})
+	want := map[int]int{2: 2, 3: 2, 4: 2, 5: 3, 6: 3, 7: 4, 8: 4}
+	for sc.Scan() {
+		l := sc.Line()
+		if w, ok := want[l.N]; ok && l.Step.Number != w {
+			t.Errorf("line %d %q is in step %d, want %d", l.N, l.Text, l.Step.Number, w)
+		}
+	}
+}

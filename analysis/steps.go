@@ -127,7 +127,16 @@ func (t *stepTracker) insideCurrent(at time.Time) bool {
 	if end.IsZero() {
 		return false
 	}
-	return at.Add(t.offset).Truncate(time.Second).Before(end)
+	sec := at.Add(t.offset).Truncate(time.Second)
+	// The API's times have whole seconds and neighbouring steps overlap
+	// by one (a step "completed" at :39 while the next "started" at :38):
+	// a header at or after the next step's start opens that step.
+	if t.nextMain < len(t.main) {
+		if next := t.api[t.main[t.nextMain]].StartedAt; !next.IsZero() && !sec.Before(next) {
+			return false
+		}
+	}
+	return sec.Before(end)
 }
 
 func (t *stepTracker) isPostOrEdge(i int) bool {
