@@ -71,6 +71,9 @@ func doubled(v string, limit time.Duration) string {
 	return d.String()
 }
 
+// helmHookTimeout matches helm giving up on a chart hook.
+var helmHookTimeout = regexp.MustCompile(`failed (pre|post)-(install|upgrade|delete|rollback): timed out`)
+
 // fixRaiseTimeout gives a wait a realistic bound.
 func fixRaiseTimeout(x *fixContext) (*fixPlan, error) {
 	n := x.fixTarget()
@@ -100,7 +103,9 @@ func fixRaiseTimeout(x *fixContext) (*fixPlan, error) {
 	case subcommand(n) == "wait" && clusterClient(n):
 		from, to = "30s (kubectl's default)", "5m"
 		out, err = patch.AddArgs(site.Content, line, end, "wait", []string{"--timeout=5m"})
-	case n.Tool() == "helm" && strings.Contains(n.Text, "--wait"):
+	case n.Tool() == "helm" && (strings.Contains(n.Text, "--wait") || helmHookTimeout.MatchString(x.cause.Text)):
+		// --timeout bounds each operation helm waits on, hook Jobs
+		// included, with or without --wait (helm install --help).
 		from, to = "5m (helm's default)", "10m"
 		out, err = patch.AddArgs(site.Content, line, end, subcommandWord(n), []string{"--timeout", "10m"})
 	default:

@@ -113,6 +113,10 @@ func (x *explainer) graft() {
 		if len(done) >= maxGrafts {
 			return
 		}
+		if l.Kind == locMake && l.File != "" && l.Symbol != "" {
+			x.graftMake(l, done)
+			continue
+		}
 		if l.File == "" || l.Line <= 0 || (l.Kind != locBats && l.Kind != locShell && l.Kind != locAnnotation) {
 			continue
 		}
@@ -124,6 +128,22 @@ func (x *explainer) graft() {
 		if n := x.repo.ResolveScript(x.tree, p); n != nil {
 			n.Note = "reached from the log: no call in the harness model runs it"
 		}
+	}
+}
+
+// graftMake adds the make target a failure marker names when no call in
+// the tree reaches its recipe line: make printed the file, line and target
+// that failed, so that is where the failing command is, whatever path of
+// wrappers led there.
+func (x *explainer) graftMake(l loc, done map[string]bool) {
+	p := x.paths.repoPath(l.File, x.tree.Dir)
+	key := p + "#" + l.Symbol
+	if p == "" || done[key] || coversLine(x.tree, p, l.Line) {
+		return
+	}
+	done[key] = true
+	if n := x.repo.ResolveMakeTarget(x.tree, p, l.Symbol, x.tree.Dir); n != nil {
+		n.Note = "reached from the log: make reported this target failing, and no call in the harness model runs it"
 	}
 }
 

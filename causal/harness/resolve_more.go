@@ -173,3 +173,28 @@ func (r *Repo) ResolveScript(parent *Node, p string) *Node {
 	}
 	return parent.Children[len(parent.Children)-1]
 }
+
+// ResolveMakeTarget adds target of the makefile at p, run from dir, under
+// parent, with its prerequisites and recipe, and returns its node (nil when
+// the makefile or the target is not there). It is for a target the log
+// shows failed (make's "*** [file:line: target]") although no call in the
+// model reaches it, as when a wrapper makefile forwards $(MAKECMDGOALS).
+func (r *Repo) ResolveMakeTarget(parent *Node, p, target, dir string) *Node {
+	if parent == nil || target == "" || !r.Exists(p) {
+		return nil
+	}
+	mf, err := r.Makefile(p)
+	if err != nil || mf == nil {
+		return nil
+	}
+	rs := &resolver{repo: r, active: map[string]bool{}}
+	if rs.targetOwner(mf, target, cleanDir(dir), nil) == nil {
+		return nil
+	}
+	before := len(parent.Children)
+	rs.target(parent, mf, target, cleanDir(dir), 1)
+	if len(parent.Children) == before {
+		return nil
+	}
+	return parent.Children[len(parent.Children)-1]
+}
