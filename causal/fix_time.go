@@ -71,6 +71,9 @@ func doubled(v string, limit time.Duration) string {
 	return d.String()
 }
 
+// helmHookCases is the corpus case whose miss led to the hook timeout.
+var helmHookCases = []string{"envoyproxy/gateway"}
+
 // helmHookTimeout matches helm giving up on a chart hook.
 var helmHookTimeout = regexp.MustCompile(`failed (pre|post)-(install|upgrade|delete|rollback): timed out`)
 
@@ -103,7 +106,7 @@ func fixRaiseTimeout(x *fixContext) (*fixPlan, error) {
 	case subcommand(n) == "wait" && clusterClient(n):
 		from, to = "30s (kubectl's default)", "5m"
 		out, err = patch.AddArgs(site.Content, line, end, "wait", []string{"--timeout=5m"})
-	case n.Tool() == "helm" && (strings.Contains(n.Text, "--wait") || helmHookTimeout.MatchString(x.cause.Text)):
+	case n.Tool() == "helm" && (strings.Contains(n.Text, "--wait") || (helmHookTimeout.MatchString(x.cause.Text) && !x.leftOut(helmHookCases))):
 		// --timeout bounds each operation helm waits on, hook Jobs
 		// included, with or without --wait (helm install --help).
 		from, to = "5m (helm's default)", "10m"

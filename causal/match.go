@@ -119,6 +119,9 @@ func (x *explainer) match() {
 }
 
 func (x *explainer) ruleHolds(r *rule, pass int) (failText, bool) {
+	if x.leftOut(r.Cases) {
+		return failText{}, false
+	}
 	t, ok := x.causeMatch(r, pass)
 	if !ok || x.excluded(r) || !x.eventsHold(r) || !x.endpointHolds(r) || !x.verdictHolds(r) {
 		return failText{}, false

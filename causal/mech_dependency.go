@@ -31,7 +31,7 @@ var ruleAptStaleIndex = rule{ID: "dependency/apt-stale-index", Category: Depende
 // name unique per leg with the matrix values (nextstrain/nextclade#1399).
 var ruleArtifactNameCollision = rule{ID: "dependency/artifact-name-collision", Category: Dependency, Catalogue: 16,
 	Cause:    res(`an artifact with this name already exists on the workflow run`),
-	Producer: roleStep, Fix: fixArtifactName,
+	Producer: roleStep, Fix: fixArtifactName, Cases: []string{"SlicerDMRI/whitematteranalysis"},
 	Summary: "{emitter_desc} uploaded an artifact under a name another job of the run already used: '{cause_short}'{cause_cite}. upload-artifact v4 keeps one immutable artifact per name, so the legs of a matrix that share a name now collide."}
 
 var ruleDeprecatedAction = rule{ID: "dependency/deprecated-action", Category: Dependency, Catalogue: 16, Wide: true,

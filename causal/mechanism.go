@@ -87,6 +87,9 @@ type rule struct {
 	// a context line even when the failing tool reported a test failure.
 	// Other specific rules then need a cause line of their own.
 	ExplainsTests bool
+	// Cases are the real-corpus cases whose miss led to the rule; the
+	// benchmark's leave-one-repository-out run drops the rule for them.
+	Cases []string
 }
 
 func res(patterns ...string) []*regexp.Regexp {
