@@ -100,8 +100,11 @@ func capEdit(x *fixContext, n *harness.Node, content []byte, line, end int) ([]b
 	case "gradle", "gradlew":
 		return replaceOrAdd(n, content, line, end, "--max-workers", "--max-workers=2", programWord(n))
 	case "cargo":
-		out, err := patch.AddArgs(content, line, end, subcommandWord(n), []string{"-j", "2"})
-		return out, "limits cargo to 2 parallel jobs", shapeErr(err)
+		// CARGO_BUILD_JOBS is cargo's build.jobs setting, the form
+		// maintainers use to cap it (gpu-eda/Jacquard#229,
+		// artifact-keeper/artifact-keeper#1515).
+		out, err := patch.PrefixCommand(content, line, end, programWord(n), "CARGO_BUILD_JOBS=2")
+		return out, "limits cargo to 2 parallel jobs (CARGO_BUILD_JOBS=2)", shapeErr(err)
 	case "cmake", "ninja":
 		return capBuildJobs(n, content, line, end)
 	case "goreleaser":
