@@ -56,6 +56,8 @@ type caseSpec struct {
 		DiffLacks    []string `json:"diff_lacks"`
 		Retried      *bool    `json:"retried"`
 		UnitContains []string `json:"unit_contains"`
+		// UnitLacks is text the failed unit's summary must not contain.
+		UnitLacks string `json:"unit_lacks"`
 		// SummaryContains are texts the mechanism summary must contain.
 		SummaryContains []string `json:"summary_contains"`
 		BlastCallers    *int     `json:"blast_callers"`
@@ -234,6 +236,9 @@ func checkCase(t *testing.T, c synthCase, exp *causal.Explanation) {
 		if !strings.Contains(ch.FailedUnitToday.Summary, s) {
 			t.Errorf("failed unit %q lacks %q", ch.FailedUnitToday.Summary, s)
 		}
+	}
+	if w.UnitLacks != "" && strings.Contains(ch.FailedUnitToday.Summary, w.UnitLacks) {
+		t.Errorf("failed unit %q holds %q", ch.FailedUnitToday.Summary, w.UnitLacks)
 	}
 	if w.BlastCallers != nil && len(ch.BlastRadius.Callers) != *w.BlastCallers {
 		t.Errorf("blast callers = %d (%s), want %d", len(ch.BlastRadius.Callers), ch.BlastRadius.Summary, *w.BlastCallers)

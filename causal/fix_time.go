@@ -245,7 +245,7 @@ func fixTestRerun(x *fixContext) (*fixPlan, error) {
 	case "ginkgo":
 		after, args = programWord(n), []string{"--flake-attempts=2"}
 	case "mvn", "mvnw":
-		after, args = programWord(n), []string{"-Dsurefire.rerunFailingTestsCount=2"}
+		after, args = programWord(n), []string{"-D" + x.mavenTestPlugin() + ".rerunFailingTestsCount=2"}
 	case "pytest":
 		if !x.repoMentions(rerunFailures, "requirements", "pyproject.toml", "setup.cfg", "tox.ini") {
 			return nil, noFix("pytest-rerunfailures is not installed, and the flaky test itself needs the fix")
@@ -265,6 +265,37 @@ func fixTestRerun(x *fixContext) (*fixPlan, error) {
 		return nil, err
 	}
 	return rerunPlan(x.facts, n, site, out), nil
+}
+
+// mavenPlugin names the Maven plugin that runs tests in its log header
+// ("[INFO] --- maven-failsafe-plugin:3.1.2:integration-test (default) @ it ---")
+// and in the "Failed to execute goal" line.
+var mavenPlugin = regexp.MustCompile(`(?:^\[INFO\] --- |Failed to execute goal \S*:)maven-(surefire|failsafe)-plugin:`)
+
+// mavenTestPlugin is the prefix of the rerun property of the Maven plugin
+// that ran the failing test: the one whose header comes last before the cause
+// line, else the one named by the failed goal, else surefire. Failsafe, which
+// runs integration tests, reads failsafe.rerunFailingTestsCount and ignores
+// surefire's property (maven.apache.org/surefire/maven-failsafe-plugin/examples/rerun-failing-tests.html).
+func (x *facts) mavenTestPlugin() string {
+	if x.log == nil {
+		return "surefire"
+	}
+	end := x.log.Cause
+	if end < 0 || end > len(x.log.Lines) {
+		end = len(x.log.Lines)
+	}
+	for i := end - 1; i >= 0; i-- {
+		if m := mavenPlugin.FindStringSubmatch(x.log.Lines[i].Text); m != nil {
+			return m[1]
+		}
+	}
+	for _, l := range append(x.log.Lines[end:], x.log.Tail...) {
+		if m := mavenPlugin.FindStringSubmatch(l.Text); m != nil {
+			return m[1]
+		}
+	}
+	return "surefire"
 }
 
 // rerunPlan is the plan of a bounded rerun of failed tests.

@@ -58,6 +58,20 @@ func (x *facts) retryOf(n *harness.Node) string {
 	return ""
 }
 
+// networkFailure reports whether the matched mechanism is a failed transfer,
+// the only kind of failure a tool's built-in download retries are about: a
+// failing test or compile is not retried by Maven's HTTP client.
+func (x *explainer) networkFailure() bool {
+	if x.rule == nil {
+		return false
+	}
+	switch x.rule.Category {
+	case TransientNetwork, RateLimit, Dependency, Ordering:
+		return true
+	}
+	return false
+}
+
 // loopWords renders a retry loop as "6x/10s" (or "up to 6 times").
 func loopWords(l *harness.Loop) string {
 	bound := "an unbounded number of times"
@@ -112,7 +126,7 @@ func (x *explainer) failedUnit() FailedUnit {
 		parts = append(parts, strings.Join(dedupe(bare, 4), " and ")+" "+verb+" no retry")
 	}
 	fu.Summary = strings.Join(parts, "; ")
-	if d, ok := builtinRetries[x.em.Node.Tool()]; ok && !fu.Retried && fu.Summary != "" {
+	if d, ok := builtinRetries[x.em.Node.Tool()]; ok && !fu.Retried && fu.Summary != "" && x.networkFailure() {
 		fu.Summary += "; " + d
 	}
 	if fu.Summary == "" {
