@@ -22,6 +22,10 @@ type fixPlan struct {
 	// Credentials describe the credentials the edits pass, to whom and
 	// where (fix_credentials.go).
 	Credentials []impact.Credential
+	// Setting is the line that sets the bound the fix raises (a
+	// configuration file's timeout, say), when it is not in the command's
+	// own file: the chain's producer moves there (see followFix).
+	Setting *Location
 }
 
 // errNoFix says that no safe patch fits; its message becomes the note.
@@ -69,6 +73,46 @@ func (x *explainer) propose() {
 		return
 	}
 	x.patch, x.creds = p, plan.Credentials
+	x.followFix(plan)
+}
+
+// followFix makes the producer the place the fix changes, so that the chain
+// and its flowchart (fix → producer) agree: the setting the plan names, or,
+// when every edit is in one file that calls the producer (a workflow step
+// whose composite action or script runs the failing command), that caller.
+func (x *explainer) followFix(plan *fixPlan) {
+	if s := plan.Setting; s != nil {
+		x.chain.Producer = Producer{File: s.File, Line: s.Line, Symbol: s.Symbol}
+		return
+	}
+	path := ""
+	for _, e := range plan.Edits {
+		if path != "" && e.Path != path {
+			return
+		}
+		path = e.Path
+	}
+	if path == "" || path == x.chain.Producer.File || x.producer == nil {
+		return
+	}
+	at := firstChangedLine(plan.Edits[0])
+	for n := x.producer.Parent; n != nil; n = n.Parent {
+		if n.File == path && n.Line > 0 && n.Line < at && at <= n.EndLine+1 {
+			x.chain.Producer = Producer{File: n.File, Line: n.Line, Symbol: symbolOf(n)}
+			return
+		}
+	}
+}
+
+// firstChangedLine is the 1-based line of an edit's old content where the
+// new content first differs.
+func firstChangedLine(e patch.FileEdit) int {
+	old, new := strings.Split(string(e.Old), "\n"), strings.Split(string(e.New), "\n")
+	i := 0
+	for i < len(old) && i < len(new) && old[i] == new[i] {
+		i++
+	}
+	return i + 1
 }
 
 // editLines returns the lines that an argument edit of n's command changes

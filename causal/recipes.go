@@ -88,8 +88,12 @@ func fixGolangciTimeout(x *fixContext) (*fixPlan, error) {
 		if err != nil {
 			return nil, noFix("%s: %v", p, err)
 		}
-		return &fixPlan{Title: "Give golangci-lint 5 minutes", Rationale: rationale("`run.timeout` in " + p),
-			Edits: []patch.FileEdit{{Path: p, Old: content, New: out}}}, nil
+		plan := &fixPlan{Title: "Give golangci-lint 5 minutes", Rationale: rationale("`run.timeout` in " + p),
+			Edits: []patch.FileEdit{{Path: p, Old: content, New: out}}}
+		if n := yamlKeyLine(content, "run", "timeout"); n > 0 {
+			plan.Setting = &Location{File: p, Line: n, Symbol: "run.timeout"}
+		}
+		return plan, nil
 	}
 	if s := x.step; s != nil && x.wf != nil && strings.HasPrefix(s.Uses, "golangci/golangci-lint-action@") {
 		return golangciActionTimeout(x, rationale("`--timeout` in the action's args"))
@@ -136,23 +140,42 @@ func golangciActionTimeout(x *fixContext, rationale string) (*fixPlan, error) {
 // comments and the rest of the file stay as written.
 func setYAMLKey(content []byte, section, key, value string) ([]byte, error) {
 	ls := strings.Split(string(content), "\n")
+	sec, at := yamlKey(ls, section, key)
+	switch {
+	case at >= 0:
+		indent := ls[at][:len(ls[at])-len(strings.TrimLeft(ls[at], " "))]
+		ls[at] = indent + key + ": " + value
+		return []byte(strings.Join(ls, "\n")), nil
+	case sec >= 0:
+		return []byte(strings.Join(slices.Insert(ls, sec+1, "  "+key+": "+value), "\n")), nil
+	case strings.Contains(string(content), section+":"):
+		return nil, fmt.Errorf("its %s section is not a plain block mapping", section)
+	}
+	return []byte(section + ":\n  " + key + ": " + value + "\n" + string(content)), nil
+}
+
+// yamlKey finds, in a YAML file's lines, the top-level block mapping
+// section and its key: their indexes, -1 when absent.
+func yamlKey(ls []string, section, key string) (sec, at int) {
 	for i, l := range ls {
 		if strings.TrimRight(l, " ") != section+":" {
 			continue
 		}
 		for j := i + 1; j < len(ls) && (strings.HasPrefix(ls[j], " ") || strings.TrimSpace(ls[j]) == ""); j++ {
-			if t := strings.TrimSpace(ls[j]); strings.HasPrefix(t, key+":") {
-				indent := ls[j][:len(ls[j])-len(strings.TrimLeft(ls[j], " "))]
-				ls[j] = indent + key + ": " + value
-				return []byte(strings.Join(ls, "\n")), nil
+			if strings.HasPrefix(strings.TrimSpace(ls[j]), key+":") {
+				return i, j
 			}
 		}
-		return []byte(strings.Join(slices.Insert(ls, i+1, "  "+key+": "+value), "\n")), nil
+		return i, -1
 	}
-	if strings.Contains(string(content), section+":") {
-		return nil, fmt.Errorf("its %s section is not a plain block mapping", section)
-	}
-	return []byte(section + ":\n  " + key + ": " + value + "\n" + string(content)), nil
+	return -1, -1
+}
+
+// yamlKeyLine is the 1-based line of section.key in a YAML file, 0 when the
+// file does not set it.
+func yamlKeyLine(content []byte, section, key string) int {
+	_, at := yamlKey(strings.Split(string(content), "\n"), section, key)
+	return at + 1
 }
 
 // fixCypressVerifyTimeout gives Cypress's binary verification more time
