@@ -211,6 +211,9 @@ func (x *explainer) collectTexts(causeN int) {
 			add(l, false)
 		}
 	}
+	for _, l := range x.tapDiagnostics() {
+		add(l, false)
+	}
 	for i := max(0, x.log.Cause-testHeaderLines); x.log.Cause >= 0 && i < x.log.Cause-3; i++ {
 		l := x.log.Lines[i]
 		if !seen[l.N] && strings.TrimSpace(l.Text) != "" {
@@ -218,6 +221,30 @@ func (x *explainer) collectTexts(causeN int) {
 			x.headers = append(x.headers, failText{Line: l, Header: true})
 		}
 	}
+}
+
+// tapDiagnosticsCases is the corpus case whose miss led to reading a TAP
+// test's diagnostics (kubernetes-sigs/dranet#273).
+var tapDiagnosticsCases = []string{"kubernetes-sigs/dranet"}
+
+// maxTAPDiagnostics bounds the diagnostic lines read after a TAP "not ok".
+const maxTAPDiagnostics = 60
+
+// tapDiagnostics are the "# " lines after the cause line when it is a TAP
+// "not ok": what the failed test printed (see pastTAPDiagnostics).
+func (x *explainer) tapDiagnostics() []logLine {
+	i := x.log.Cause
+	if x.leftOut(tapDiagnosticsCases) || i < 0 || i >= len(x.log.Lines) || !tapNotOK.MatchString(x.log.Lines[i].Text) {
+		return nil
+	}
+	var out []logLine
+	for _, l := range x.log.Lines[i+1:] {
+		if !tapDiagnostic.MatchString(l.Text) || len(out) == maxTAPDiagnostics {
+			break
+		}
+		out = append(out, l)
+	}
+	return out
 }
 
 // genericExit reports whether a line is the runner's generic exit-code line.

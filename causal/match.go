@@ -248,6 +248,41 @@ func (x *explainer) wrapperOnCause() int {
 			}
 		}
 	}
+	return x.pastTAPDiagnostics(first)
+}
+
+// tapNotOK is a failed test's line in TAP output (bats, prove, node:test);
+// tapDiagnostic is one of the "# " comment lines that follow it.
+var (
+	tapNotOK      = regexp.MustCompile(`^not ok \d+\b`)
+	tapDiagnostic = regexp.MustCompile(`^#( |$)`)
+)
+
+// pastTAPDiagnostics moves a TAP "not ok" line to the end of the diagnostic
+// block that follows it. TAP puts what a failed test printed after its
+// status line, as "# " comments (testanything.org/tap-version-13-specification.html,
+// "Diagnostics"; bats-core prints a failed test's output there), so those
+// lines are the test's own failure, not what came after it.
+func (x *explainer) pastTAPDiagnostics(first int) int {
+	if first <= 0 || x.log == nil {
+		return first
+	}
+	for i, l := range x.log.Lines {
+		if l.N != first {
+			continue
+		}
+		if !tapNotOK.MatchString(l.Text) {
+			return first
+		}
+		end := first
+		for _, d := range x.log.Lines[i+1:] {
+			if !tapDiagnostic.MatchString(d.Text) {
+				break
+			}
+			end = d.N
+		}
+		return end
+	}
 	return first
 }
 
