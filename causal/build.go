@@ -140,6 +140,9 @@ func (x *explainer) mechanismChain() {
 	}
 	c.Mechanism.Evidence = compact(append(append(append(append([]string{}, x.ids["cause"]...), x.ids["emitter"]...), x.ids["changes"]...), x.ids["gate"]...))
 	c.Mechanism.Evidence = append(c.Mechanism.Evidence, compact(x.ids["install"])...)
+	if c.Mechanism.Category == TestFailure {
+		c.Mechanism.Test = x.failedTest()
+	}
 }
 
 // regressionChain points at the first bad commit: no harness producer.
@@ -162,6 +165,9 @@ func (x *explainer) regressionChain() {
 	c.Mechanism = Mechanism{Category: cat, Summary: summary, Evidence: compact(append(x.ids["cause"], id))}
 	if x.rule != nil {
 		c.Mechanism.Rule = x.rule.ID
+	}
+	if cat == TestFailure {
+		c.Mechanism.Test = x.failedTest()
 	}
 }
 

@@ -56,6 +56,9 @@ type caseSpec struct {
 		DiffLacks    []string `json:"diff_lacks"`
 		Retried      *bool    `json:"retried"`
 		UnitContains []string `json:"unit_contains"`
+		// Test is the failed test the mechanism must name: its id, and its
+		// file and line or, when unmapped, the location as printed.
+		Test *causal.FailedTest `json:"test"`
 		// UnitLacks is text the failed unit's summary must not contain.
 		UnitLacks string `json:"unit_lacks"`
 		// SummaryContains are texts the mechanism summary must contain.
@@ -236,6 +239,9 @@ func checkCase(t *testing.T, c synthCase, exp *causal.Explanation) {
 		if !strings.Contains(ch.FailedUnitToday.Summary, s) {
 			t.Errorf("failed unit %q lacks %q", ch.FailedUnitToday.Summary, s)
 		}
+	}
+	if w.Test != nil && (ch.Mechanism.Test == nil || *ch.Mechanism.Test != *w.Test) {
+		t.Errorf("failed test = %+v, want %+v", ch.Mechanism.Test, *w.Test)
 	}
 	if w.UnitLacks != "" && strings.Contains(ch.FailedUnitToday.Summary, w.UnitLacks) {
 		t.Errorf("failed unit %q holds %q", ch.FailedUnitToday.Summary, w.UnitLacks)

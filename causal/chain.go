@@ -38,6 +38,9 @@ type Mechanism struct {
 	// KnownElsewhere are up to two public threads where the same error
 	// family was diagnosed and fixed.
 	KnownElsewhere []string `json:"known_elsewhere,omitempty"`
+	// Test names the failed test of a test failure, when the runner's
+	// output names it.
+	Test *FailedTest `json:"test,omitempty"`
 }
 
 // Producer is the harness code whose behaviour makes the failure possible.

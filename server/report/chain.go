@@ -31,6 +31,16 @@ func (r *renderer) causalChain(b *strings.Builder) {
 		}
 	}
 	b.WriteString("\n")
+	if t := c.Mechanism.Test; t != nil && t.ID != "" {
+		b.WriteString("- **Failed test:** " + r.c(t.ID))
+		switch {
+		case t.File != "":
+			b.WriteString(" at " + r.fileRef(t.File, t.Line))
+		case t.Printed != "":
+			b.WriteString(" at " + r.c(t.Printed))
+		}
+		b.WriteString("\n")
+	}
 	r.producer(b, c.Producer)
 	if s := c.FailedUnitToday.Summary; s != "" {
 		b.WriteString("- **What happens to the failed unit today:** " + r.p(s) + "\n")
