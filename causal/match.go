@@ -225,7 +225,7 @@ func passingTestBlocks(sl *stepLog) lineRanges {
 
 // assertionShape matches a line that reports what a test expected or got:
 // its words are the test's subject.
-var assertionShape = regexp.MustCompile(`(?i)(\b(want|wanted|got|expected|actual|received)\b\s*[:=]|,\s*(want|wanted|expected)\s+["'\d]|\bassert(ion)?\w*\b.*\b(==|!=|equal)|Expected:|Received:|to equal|to be\b)`)
+var assertionShape = regexp.MustCompile(`(?i)(\b(want|wanted|got|expected|actual|received)\b\s*[:=]|\bexpected (error|message|output) ["']|,\s*(want|wanted|expected)\s+["'\d]|\bassert(ion)?\w*\b.*\b(==|!=|equal)|Expected:|Received:|to equal|to be\b)`)
 
 // wrapperOnCause returns the first log line of a cause line on which a
 // generic wrapper rule (a test or build failure) holds, 0 when none: the

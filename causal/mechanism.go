@@ -106,7 +106,7 @@ func res(patterns ...string) []*regexp.Regexp {
 var rules = []*rule{
 	&ruleGatePassedOnOldPods, &ruleNoWaitAfterChange,
 	&ruleJVMHeap, &ruleOOM, &ruleDisk, &ruleInotify,
-	&ruleAddressInUse,
+	&ruleNodePortAllocated, &ruleAddressInUse,
 	&ruleDockerDaemon,
 	&ruleRegistryRateLimit, &ruleGitHubRateLimit,
 	&ruleImageMoved, &ruleDeprecatedAction, &ruleArtifactNameCollision,
