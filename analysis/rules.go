@@ -264,10 +264,8 @@ func adjust(score int, c lineClass, tt, ltt []byte, f *feature) int {
 	if score < anchorScore {
 		return score // too weak to lead a block either way
 	}
-	for _, s := range softeners {
-		if bytes.Contains(ltt, []byte(s)) {
-			return score / 2
-		}
+	if containsAny(ltt, softeners...) {
+		return score / 2
 	}
 	return score
 }
