@@ -197,10 +197,8 @@ func isGenericLower(l []byte) bool {
 	if rest := bytes.TrimLeft(bytes.TrimPrefix(l, []byte("[error]")), " "); hasAnyPrefix(rest, "-> [help ", "[help ") {
 		return true
 	}
-	for _, p := range genericPhrases {
-		if bytes.Contains(l, []byte(p)) {
-			return true
-		}
+	if containsAny(l, genericPhrases...) {
+		return true
 	}
 	if containsAny(l, advicePhrases...) {
 		_, found := vocabScore(l)
