@@ -41,8 +41,13 @@ func (b *Baseline) Add(r io.Reader) error {
 	return nil
 }
 
-// Len returns the number of distinct lines held.
-func (b *Baseline) Len() int { return len(b.keys) }
+// Len returns the number of distinct lines held (0 for a nil baseline).
+func (b *Baseline) Len() int {
+	if b == nil {
+		return 0
+	}
+	return len(b.keys)
+}
 
 // Contains reports whether a line (raw or cleaned) occurs in the baseline.
 func (b *Baseline) Contains(line string) bool {

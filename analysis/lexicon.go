@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"math/bits"
+
+	"github.com/polylane/polylane/analysis/internal/ruletrace"
 )
 
 // kwSet is a bit set of word indices of the lexicon.
@@ -24,6 +26,9 @@ func (s *kwSet) add(i int) { s[i/64] |= 1 << (i % 64) }
 // by their first two bytes.
 type lexicon struct {
 	words []word
+	// traceKeys name the words for ruletrace: "word: " and the word, apart
+	// from the phrases of the shape rules.
+	traceKeys []string
 	// first marks the bytes that can start a word, a cheap filter in front
 	// of the index.
 	first [256]bool
@@ -51,6 +56,7 @@ func buildLexicon(fams []wordFamily) lexicon {
 		for _, w := range f.words {
 			i := len(lx.words)
 			lx.words = append(lx.words, w)
+			lx.traceKeys = append(lx.traceKeys, "word: "+w.text)
 			lx.first[w.text[0]] = true
 			key := uint16(w.text[0])<<8 | uint16(w.text[1])
 			if lx.index[key] == 0 {
@@ -202,6 +208,9 @@ func vocabScore(lc []byte) (score int, found kwSet) {
 					continue
 				}
 				if !k.inName && inNameToken(lc, i, len(k.text)) {
+					continue
+				}
+				if !ruletrace.Allow(lex.traceKeys[w*64+j]) {
 					continue
 				}
 				found[w] |= 1 << j

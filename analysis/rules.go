@@ -118,7 +118,7 @@ func classifyLine(in ruleInput) feature {
 	}
 	kw, found := vocabScore(ltt)
 	f.found = found
-	if found.has(kwTreated) || found.has(kwWerror) && containsAny(ltt, "due to -werror", "[-werror", "because of -werror") {
+	if found.has(kwTreated) || werrorFailure(ltt, found) {
 		f.class, f.score = clsError, clsError.baseScore()
 		return f
 	}
@@ -150,6 +150,18 @@ func classifyLine(in ruleInput) feature {
 	}
 	f.score = adjust(f.score, f.class, tt, ltt, &f)
 	return f
+}
+
+// werrorFailure reports whether a line says that -Werror failed the build.
+// GCC and GHC document -Werror as the flag that makes every warning an error
+// (GCC manual, "Options to Request or Suppress Warnings"; GHC User's Guide,
+// "Warnings and sanity-checking"), so the flag named next to the tool's own
+// failure word ("Failing due to -Werror.", "build failed because of
+// -Werror") is the tool's statement of why it failed, whatever the phrasing;
+// GCC names the controlling option in brackets after a diagnostic made an
+// error by it ("[-Werror=unused-variable]", -fdiagnostics-show-option).
+func werrorFailure(ltt []byte, found kwSet) bool {
+	return found.has(kwWerror) && (found.has(kwFail) || bytes.Contains(ltt, []byte("[-werror")))
 }
 
 // structural sets flags for lines whose shape matters more than their words:
@@ -264,10 +276,8 @@ func adjust(score int, c lineClass, tt, ltt []byte, f *feature) int {
 	if score < anchorScore {
 		return score // too weak to lead a block either way
 	}
-	for _, s := range softeners {
-		if bytes.Contains(ltt, []byte(s)) {
-			return score / 2
-		}
+	if containsAny(ltt, softeners...) {
+		return score / 2
 	}
 	return score
 }

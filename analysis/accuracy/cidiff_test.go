@@ -83,10 +83,14 @@ func universalLines(t *testing.T, path string) []int {
 	return out
 }
 
-func ciDiffRows(t *testing.T, shared string) []row {
-	cases := ciDiffCases(t, shared)
-	var plain, based []lineScore
-	for _, c := range cases {
+// ciDiffFigures holds the line scores of every case without and with the
+// passing log as baseline.
+type ciDiffFigures struct{ plain, based []lineScore }
+
+// ciDiffScores scores every case; its project is its fold.
+func ciDiffScores(t *testing.T, shared string, f *folds) ciDiffFigures {
+	var fig ciDiffFigures
+	for _, c := range ciDiffCases(t, shared) {
 		blank := blankLines(t, c.fail)
 		toLine := universalLines(t, c.fail)
 		gold := map[int]bool{}
@@ -95,28 +99,36 @@ func ciDiffRows(t *testing.T, shared string) []row {
 				gold[toLine[n-1]] = true
 			}
 		}
-		res := analyzeFile(t, c.fail, analysis.Options{})
-		plain = append(plain, scoreLines(res, gold, blank))
-		base := analysis.NewBaseline()
-		r, closeFn := openMaybeGzip(t, c.pass)
-		if err := base.Add(r); err != nil {
-			t.Fatal(err)
-		}
-		closeFn()
-		res = analyzeFile(t, c.fail, analysis.Options{Baseline: base})
-		s := scoreLines(res, gold, blank)
-		based = append(based, s)
+		var plain, based *analysis.Result
+		f.run("cidiff/"+c.name, "cidiff/"+ciDiffProject(c.name), func() {
+			plain = analyzeFile(t, c.fail, analysis.Options{})
+			base := analysis.NewBaseline()
+			r, closeFn := openMaybeGzip(t, c.pass)
+			if err := base.Add(r); err != nil {
+				t.Fatal(err)
+			}
+			closeFn()
+			based = analyzeFile(t, c.fail, analysis.Options{Baseline: base})
+		})
+		fig.plain = append(fig.plain, scoreLines(plain, gold, blank))
+		s := scoreLines(based, gold, blank)
+		fig.based = append(fig.based, s)
 		if debug("cidiff") {
-			t.Logf("cidiff %s (%s): P %.2f R %.2f F %.2f returned %d gold %d", c.name, c.format, s.p, s.r, s.f, s.returned, len(gold))
+			t.Logf("cidiff %s (%s, cv %v): P %.2f R %.2f F %.2f returned %d gold %d", c.name, c.format, f.cv, s.p, s.r, s.f, s.returned, len(gold))
 		}
 	}
-	p, b := aggregate(plain), aggregate(based)
-	set := fmt.Sprintf("CiDiff (%d cases)", len(cases))
+	return fig
+}
+
+func ciDiffRows(dev, cv ciDiffFigures) []row {
+	p, b, c := aggregate(dev.plain), aggregate(dev.based), aggregate(cv.based)
+	set := fmt.Sprintf("CiDiff (%d cases)", p.n)
 	return []row{
 		{set: set, measure: "P / R / F1 without baseline", got: fmt.Sprintf("%.3f / %.3f / %.3f", p.p, p.r, p.f), reference: "keyword lines: .441 / .398 / .322"},
 		{set: set, measure: "any-hit / median lines without baseline", got: fmt.Sprintf("%.3f / %.0f", p.anyHit, p.median), reference: "keyword lines: .977 / 19"},
 		{set: set, measure: "P / R / F1 with passing log as baseline", got: fmt.Sprintf("%.3f / %.3f / %.3f", b.p, b.r, b.f), reference: "absent from passing log: .585 / .859 / .652",
 			metric: "cidiff-baseline-f1", value: b.f},
 		{set: set, measure: "any-hit / median lines with baseline", got: fmt.Sprintf("%.3f / %.0f", b.anyHit, b.median), reference: "absent from passing log: 1.0 / 39"},
+		{set: set, measure: "cross-validated by project: P / R / F1 with baseline", got: fmt.Sprintf("%.3f / %.3f / %.3f", c.p, c.r, c.f), reference: fmt.Sprintf("development: %.3f / %.3f / %.3f", b.p, b.r, b.f) + gap(b.f, c.f)},
 	}
 }

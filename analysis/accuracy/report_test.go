@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"sort"
 	"strings"
 	"testing"
 
@@ -40,6 +39,17 @@ var developmentTargets = []target{
 	{metric: "loghub-ga-corrected", goal: 0.80, dir: atLeast, show: f2},
 }
 
+// gap says by how many points each cross-validated figure falls short of
+// its development figure, given as pairs (development, cross-validated);
+// issue 21 wants them within 5 points.
+func gap(pairs ...float64) string {
+	var parts []string
+	for i := 0; i+1 < len(pairs); i += 2 {
+		parts = append(parts, fmt.Sprintf("%.1f", 100*(pairs[i]-pairs[i+1])))
+	}
+	return "; gap " + strings.Join(parts, " / ") + " points"
+}
+
 // debug reports whether per-item details were asked for a data set.
 func debug(set string) bool {
 	return strings.Contains(os.Getenv("POLYLANE_ACCURACY_DEBUG"), set)
@@ -55,10 +65,15 @@ func TestAccuracyReport(t *testing.T) {
 		t.Skip("set POLYLANE_ACCURACY=1 to run the accuracy report")
 	}
 	shared := sharedDir(t)
+	f := newFolds()
+	pyDev, lcDev, cdDev := pytorchScores(t, shared, f), logChunksScores(t, shared, f), ciDiffScores(t, shared, f)
+	f.crossValidate()
+	pyCV, lcCV, cdCV := pytorchScores(t, shared, f), logChunksScores(t, shared, f), ciDiffScores(t, shared, f)
 	var rows []row
-	rows = append(rows, pytorchRows(t, shared)...)
-	rows = append(rows, logChunksRows(t, shared)...)
-	rows = append(rows, ciDiffRows(t, shared)...)
+	rows = append(rows, pytorchRows(pyDev, pyCV)...)
+	rows = append(rows, logChunksRows(lcDev, lcCV)...)
+	rows = append(rows, ciDiffRows(cdDev, cdCV)...)
+	rows = append(rows, f.rulesRow())
 	rows = append(rows, loghubRows(t, shared)...)
 	verdicts, misses, err := judge(rows, developmentTargets)
 	if err != nil {
@@ -84,19 +99,27 @@ type pytorchLabel struct {
 	GroupKeys []string `json:"expected_group_key"`
 }
 
-func pytorchRows(t *testing.T, shared string) []row {
+// pytorchFigures counts the PyTorch fixtures scored one way or another.
+type pytorchFigures struct{ n, exact, near, key, generic int }
+
+// pytorchScores scores every fixture, each its own fold.
+func pytorchScores(t *testing.T, shared string, f *folds) pytorchFigures {
 	dir := filepath.Join(shared, "data", "pytorch-fixtures")
 	labels := readJSONL[pytorchLabel](t, filepath.Join(dir, "labels.jsonl"))
-	var exact, near, key, generic int
+	var fig pytorchFigures
 	for _, l := range labels {
-		res := analyzeFile(t, filepath.Join(dir, l.CleanLog), analysis.Options{})
+		var res *analysis.Result
+		f.run("pytorch/"+l.Fixture, "pytorch/"+l.Fixture, func() {
+			res = analyzeFile(t, filepath.Join(dir, l.CleanLog), analysis.Options{})
+		})
+		fig.n++
 		cause, ok := res.Cause()
 		d := cause.N - l.Line
 		if ok && d == 0 {
-			exact++
+			fig.exact++
 		}
 		if ok && d >= -3 && d <= 3 {
-			near++
+			fig.near++
 		}
 		hasKey := len(l.GroupKeys) > 0
 		for _, k := range l.GroupKeys {
@@ -105,23 +128,29 @@ func pytorchRows(t *testing.T, shared string) []row {
 			}
 		}
 		if hasKey {
-			key++
+			fig.key++
 		}
 		if strings.HasPrefix(cause.Text, "##[error]Process completed with exit code") {
-			generic++
+			fig.generic++
 		}
 		if debug("pytorch") && (d < -3 || d > 3 || !hasKey) {
-			t.Logf("pytorch %s: want %d got %d %q\n  sig %q\n  key %q", l.Fixture, l.Line, cause.N, cause.Text, res.Signature, l.GroupKeys)
+			t.Logf("pytorch %s (cv %v): want %d got %d %q\n  sig %q\n  key %q", l.Fixture, f.cv, l.Line, cause.N, cause.Text, res.Signature, l.GroupKeys)
 		}
 	}
-	n := float64(len(labels))
-	set := fmt.Sprintf("PyTorch fixtures (%d)", len(labels))
-	nearRate, keyRate, genericRate := float64(near)/n, float64(key)/n, float64(generic)/n
+	return fig
+}
+
+func pytorchRows(dev, cv pytorchFigures) []row {
+	n := float64(dev.n)
+	set := fmt.Sprintf("PyTorch fixtures (%d)", dev.n)
+	nearRate, keyRate, genericRate := float64(dev.near)/n, float64(dev.key)/n, float64(dev.generic)/n
 	return []row{
-		{set: set, measure: "top-1 line exact", got: pct(float64(exact) / n), reference: "n/a"},
+		{set: set, measure: "top-1 line exact", got: pct(float64(dev.exact) / n), reference: "n/a"},
 		{set: set, measure: "top-1 within ±3 lines", got: pct(nearRate), reference: "n/a", metric: "pytorch-near", value: nearRate},
 		{set: set, measure: "signature contains group key", got: pct(keyRate), reference: "n/a", metric: "pytorch-key", value: keyRate},
 		{set: set, measure: "top-1 is the generic exit-code line", got: pct(genericRate), reference: "n/a", metric: "pytorch-generic", value: genericRate},
+		{set: set, measure: "cross-validated, leave one fixture out: top-1 within ±3 / group key", got: pct(float64(cv.near)/n) + " / " + pct(float64(cv.key)/n),
+			reference: "development: " + pct(nearRate) + " / " + pct(keyRate) + gap(nearRate, float64(cv.near)/n, keyRate, float64(cv.key)/n)},
 	}
 }
 
@@ -132,12 +161,23 @@ type logChunksLabel struct {
 	End   int    `json:"chunk_end_line"`
 }
 
-func logChunksRows(t *testing.T, shared string) []row {
+// logChunksFigures holds the line scores of every log and of each fold.
+type logChunksFigures struct {
+	all   []lineScore
+	folds [5][]lineScore
+}
+
+// logChunksScores scores every labelled log; its repository's fold is one of
+// five.
+func logChunksScores(t *testing.T, shared string, f *folds) logChunksFigures {
 	dir := logChunksDir(t, shared)
 	labels := readJSONL[logChunksLabel](t, filepath.Join(shared, "data", "logchunks", "labels.jsonl"))
-	var scores []lineScore
-	var halves [2][]lineScore
-	half := repoHalves(labels)
+	repos := make([]string, len(labels))
+	for i, l := range labels {
+		repos[i] = l.Repo
+	}
+	fold := fiveFolds(repos)
+	var fig logChunksFigures
 	for _, l := range labels {
 		if l.Start == 0 {
 			continue
@@ -150,17 +190,23 @@ func logChunksRows(t *testing.T, shared string) []row {
 				gold[n] = true
 			}
 		}
-		res := analyzeFile(t, path, analysis.Options{})
+		var res *analysis.Result
+		f.run("logchunks/"+l.Log, fmt.Sprintf("logchunks/%d", fold[l.Repo]), func() {
+			res = analyzeFile(t, path, analysis.Options{})
+		})
 		s := scoreLines(res, gold, blank)
-		scores = append(scores, s)
-		h := half[l.Repo]
-		halves[h] = append(halves[h], s)
+		fig.all = append(fig.all, s)
+		fig.folds[fold[l.Repo]] = append(fig.folds[fold[l.Repo]], s)
 		if debug("logchunks") && s.r == 0 {
 			cause, _ := res.Cause()
-			t.Logf("logchunks %s: want %d-%d got %d (%d lines) %q", l.Log, l.Start, l.End, cause.N, len(res.Lines), cause.Text)
+			t.Logf("logchunks %s (cv %v): want %d-%d got %d (%d lines) %q", l.Log, f.cv, l.Start, l.End, cause.N, len(res.Lines), cause.Text)
 		}
 	}
-	m := aggregate(scores)
+	return fig
+}
+
+func logChunksRows(dev, cv logChunksFigures) []row {
+	m, c := aggregate(dev.all), aggregate(cv.all)
 	set := fmt.Sprintf("LogChunks (%d logs)", m.n)
 	rows := []row{
 		{set: set, measure: "precision", got: f3(m.p), reference: "keyword ±2: .109"},
@@ -169,30 +215,14 @@ func logChunksRows(t *testing.T, shared string) []row {
 		{set: set, measure: "any-hit rate", got: f3(m.anyHit), reference: "keyword ±2: .707", metric: "logchunks-any-hit", value: m.anyHit},
 		{set: set, measure: "full-recall rate", got: f3(m.full), reference: "keyword ±2: .297"},
 		{set: set, measure: "median lines returned", got: whole(m.median), reference: "keyword ±2: 35", metric: "logchunks-median", value: m.median},
+		{set: set, measure: "cross-validated, 5 folds by repository: F1 / any-hit / median lines", got: fmt.Sprintf("%.3f / %.3f / %.0f", c.f, c.anyHit, c.median),
+			reference: fmt.Sprintf("development: %.3f / %.3f / %.0f", m.f, m.anyHit, m.median) + gap(m.f, c.f, m.anyHit, c.anyHit)},
 	}
-	for h, sc := range halves {
-		hm := aggregate(sc)
-		rows = append(rows, row{set: set, measure: fmt.Sprintf("half %c by repository (%d logs): F1 / any-hit / median lines", 'A'+h, hm.n),
-			got: fmt.Sprintf("%.3f / %.3f / %.0f", hm.f, hm.anyHit, hm.median)})
+	var parts []string
+	for i, sc := range cv.folds {
+		fm := aggregate(sc)
+		parts = append(parts, fmt.Sprintf("%d: %.3f / %.3f (%d logs)", i+1, fm.f, fm.anyHit, fm.n))
 	}
+	rows = append(rows, row{set: set, measure: "cross-validated F1 / any-hit per test fold", got: strings.Join(parts, "; ")})
 	return rows
-}
-
-// repoHalves splits the repositories into two fixed halves (0 = A, 1 = B),
-// alternating in name order, for held-out checks: tune on one half, verify
-// that the other does not regress.
-func repoHalves(labels []logChunksLabel) map[string]int {
-	var repos []string
-	half := map[string]int{}
-	for _, l := range labels {
-		if _, ok := half[l.Repo]; !ok {
-			half[l.Repo] = 0
-			repos = append(repos, l.Repo)
-		}
-	}
-	sort.Strings(repos)
-	for i, r := range repos {
-		half[r] = i % 2
-	}
-	return half
 }

@@ -55,6 +55,12 @@ type Input struct {
 	WindowSize int
 	// Catalogue is the error-family catalogue (nil: catalogue.Default).
 	Catalogue *catalogue.Catalogue
+	// Baseline reads the log of the trigger's job in the last passing run
+	// of the workflow (on the trigger's branch, else the default branch),
+	// the baseline of the trigger's cause lines; nil reads it from Source.
+	Baseline BaselineFunc
+	// NoBaseline analyses the trigger's log alone.
+	NoBaseline bool
 }
 
 // Outcome is the result of Diagnose: the document, and the occurrences and
@@ -115,7 +121,7 @@ func Diagnose(in Input) (*Outcome, error) {
 	}
 	d.Cadence = history.Cadence(classes[0].Count, trig.Step.Name, cmp.Or(in.Workflow.Name, trigger.Name), d.Window)
 	out := &Outcome{Diagnosis: d, Window: window, Occurrences: occs, Classes: classes}
-	if err := explainTrigger(in, out, trig, analyze); err != nil {
+	if err := explainTrigger(in, out, trigger, trig, analyze); err != nil {
 		return nil, err
 	}
 	d.RedactSecrets()
@@ -258,15 +264,22 @@ func runInfo(r gha.Run, wf Workflow) RunInfo {
 func failureOf(o history.Occurrence) Failure {
 	f := Failure{Job: JobRef{ID: o.JobID, Name: o.JobName}, Step: o.Step, Signature: o.Signature,
 		SignatureID: o.SignatureID, ExitCode: o.ExitCode, Unknown: o.Unknown, Lines: []analysis.Line{}}
-	for _, l := range o.Lines {
-		if l.Role == analysis.RoleCause {
-			f.Lines = append(f.Lines, l)
-		}
-	}
+	f.Lines = append(f.Lines, causeLines(o.Lines)...)
 	if len(f.Lines) == 0 && len(o.Lines) > 0 {
 		f.Lines = append(f.Lines, o.Lines...)
 	}
 	return f
+}
+
+// causeLines returns the lines whose role is cause.
+func causeLines(lines []analysis.Line) []analysis.Line {
+	var out []analysis.Line
+	for _, l := range lines {
+		if l.Role == analysis.RoleCause {
+			out = append(out, l)
+		}
+	}
+	return out
 }
 
 // summarize is history.Summarize plus the count of unknown runs.

@@ -107,6 +107,11 @@ type Failure struct {
 	// StepLines locate the failing job's steps in its raw log (first and
 	// last line of each), so that citations can link to GitHub's step view.
 	StepLines []analysis.StepSpan `json:"step_lines,omitempty"`
+	// BaselineRun is the passing run whose log of the same job was the
+	// baseline of Lines: lines printed there too were weighed as no cause.
+	// Signature stays that of the log alone, so that it clusters with the
+	// history's failures. 0 when no passing log was read.
+	BaselineRun int64 `json:"baseline_run,omitempty"`
 }
 
 // JobRef names a job.

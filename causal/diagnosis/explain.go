@@ -19,7 +19,11 @@ import (
 // document's chain, patch, impact and lint fields. A trigger whose log could
 // not be read still gets a chain (the causal stage says the mechanism is
 // unknown); only a failure to read data that exists aborts the diagnosis.
-func explainTrigger(in Input, out *Outcome, trig history.Occurrence, analyze history.Analyzer) error {
+//
+// The trigger's log is read again with the log of the same job in the last
+// passing run as its baseline, when there is one: its cause lines become the
+// document's, while the signature stays that of the log alone.
+func explainTrigger(in Input, out *Outcome, trigger gha.Run, trig history.Occurrence, analyze history.Analyzer) error {
 	d := out.Diagnosis
 	tree := in.Tree
 	if tree == nil {
@@ -29,9 +33,20 @@ func explainTrigger(in Input, out *Outcome, trig history.Occurrence, analyze his
 	if err != nil {
 		return err
 	}
+	var baseRun int64
+	if !trig.Unknown && job.ID != 0 {
+		if analyze, baseRun, err = triggerAnalyzer(in, trigger, job.Name, analyze); err != nil {
+			return err
+		}
+	}
 	result, err := reanalyze(in.Source, job, trig, analyze)
 	if err != nil {
 		return err
+	}
+	if baseRun != 0 {
+		if lines := causeLines(result.Lines); len(lines) > 0 {
+			d.Failure.Lines, d.Failure.BaselineRun = lines, baseRun
+		}
 	}
 	var class *history.Class
 	if len(out.Classes) > 0 {

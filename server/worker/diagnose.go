@@ -122,6 +122,7 @@ func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a jobs.Diag
 		Known:        known,
 		Previous:     previous,
 		WindowSize:   window,
+		Baseline:     w.baselines.of(a.RepositoryID, diagnosis.SourceBaseline(tracked)),
 	})
 	switch {
 	case tracked.Err() != nil:

@@ -75,6 +75,7 @@ type Worker struct {
 	gh        *ghclient.Client
 	log       zerolog.Logger
 	lastPrune atomic.Int64 // unix seconds
+	baselines baselineCache
 }
 
 // pruneCache drops old cache entries (trees of old commits, blobs of old
