@@ -109,7 +109,7 @@ func TestRealCorpus(t *testing.T) {
 	if os.Getenv("POLYLANE_BENCH_REAL") == "" {
 		return
 	}
-	table := realTable(full, loro, len(repos))
+	table := realTable(full, loro, len(repos)) + loroChanges(full, loro)
 	fmt.Println(table)
 	if out := os.Getenv("POLYLANE_BENCH_REAL_OUT"); out != "" {
 		if err := os.WriteFile(out, []byte(table+"\n"), 0o644); err != nil {
@@ -130,6 +130,25 @@ func TestRealCorpus(t *testing.T) {
 			t.Errorf("%s: %d of %d (%.0f%%), target %s %.0f%%", f, held, n, 100*rate, map[bool]string{true: "at most", false: "at least"}[tgt.most], 100*tgt.rate)
 		}
 	}
+}
+
+// loroChanges lists the cases whose outcome changes when their
+// repository's own families, rules and recipes are left out.
+func loroChanges(full, loro []caseResult) string {
+	by := map[string]string{}
+	for _, r := range loro {
+		by[r.name] = r.line
+	}
+	var b strings.Builder
+	for _, r := range full {
+		if l, ok := by[r.name]; ok && l != r.line {
+			if b.Len() == 0 {
+				b.WriteString("\nCases that change when their repository's own families, rules and recipes are left out:\n\n")
+			}
+			b.WriteString("    " + l + "\n")
+		}
+	}
+	return b.String()
 }
 
 // diagnoseReal diagnoses one case with a catalogue and scores it.
