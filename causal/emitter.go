@@ -73,7 +73,9 @@ func locateEmitter(t *tracer, hits []hit, p *pin, causeN int, cause, seen string
 	}
 	best, cands := choose(commandNodes(t.flat), tools, hosts, verbs, false)
 	if len(cands) > 1 {
-		cands = breakTie(cands, seen)
+		// A file the cause line itself names ("error when creating
+		// "deploy/issuer.yaml"") decides first, then the log before it.
+		cands = breakTie(breakTie(cands, cause), seen)
 		best = cands[0]
 	}
 	e.Node, e.Candidates = best, cands
@@ -375,11 +377,17 @@ var verbHints = []verbHint{
 	{regexp.MustCompile(`pull rate limit|toomanyrequests|manifest unknown|pull access denied`), map[string]bool{"pull": true, "run": true, "build": true, "create": true}},
 }
 
-// verbsFor returns the subcommands a cause text points to, nil for none.
+// verbsFor returns the subcommands a cause text points to, nil for none:
+// those its first line (the cause line) names, else those of the context
+// lines after it ("condition met" printed before an apply's error is the
+// wait's output, not the failing command's).
 func verbsFor(cause string) map[string]bool {
-	for _, h := range verbHints {
-		if h.re.MatchString(cause) {
-			return h.verbs
+	first, _, _ := strings.Cut(cause, "\n")
+	for _, text := range []string{first, cause} {
+		for _, h := range verbHints {
+			if h.re.MatchString(text) {
+				return h.verbs
+			}
 		}
 	}
 	return nil

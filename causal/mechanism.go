@@ -112,7 +112,7 @@ var rules = []*rule{
 	&ruleImageMoved, &ruleDeprecatedAction, &ruleArtifactNameCollision,
 	&ruleDpkgLock, &ruleTerraformStateLock, &ruleTextFileBusy,
 	&ruleShallowClone,
-	&ruleCRDNotEstablished, &ruleWaitBeforeCreate, &ruleNotYetServing, &ruleConflict, &ruleLeftoverState,
+	&ruleCRDNotEstablished, &ruleWaitBeforeCreate, &ruleWebhookCANotInjected, &ruleNotYetServing, &ruleConflict, &ruleLeftoverState,
 	&ruleKindCreate, &ruleWaitTooShort, &ruleGoTestTimeout, &ruleJobLimit,
 	&ruleEtcdSlow,
 	&ruleCertificate,
