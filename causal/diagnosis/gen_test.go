@@ -37,6 +37,14 @@ type genScenario struct {
 	// files to the repository tree beside the Makefile.
 	pr   genPR
 	repo map[string]string
+	// owners, when set, is aligned with history and says whose each run is:
+	// 'm' the default branch (a push; its commit merges pull request
+	// 100+i), 't' the trigger's pull request g.pr, '1'-'9' pull request
+	// 10+d of a branch of the repository, 'f' and 'g' pull requests from
+	// two forks whose branches share the name "patch-1" (GitHub lists no
+	// pull request with a fork's runs), 'F' the trigger's pull request from
+	// a third fork, also "patch-1". The history code says the outcome.
+	owners string
 }
 
 // genPR is a pull request from a branch of the same repository.
@@ -280,7 +288,51 @@ func (g genScenario) runEntries(i int, id int64, code byte, at time.Time) []map[
 	if code == 'R' {
 		return []map[string]any{entry("failure", 1), entry("success", 2)}
 	}
-	return []map[string]any{entry(conclusion, attempt)}
+	e := entry(conclusion, attempt)
+	if g.owners != "" {
+		g.own(e, i)
+	}
+	return []map[string]any{e}
+}
+
+// own makes run i the run of its owner (see genScenario.owners).
+func (g genScenario) own(e map[string]any, i int) {
+	owner := g.owners[i]
+	baseSHA := g.sha(0)
+	for j := i - 1; j >= 0; j-- {
+		if g.owners[j] == 'm' {
+			baseSHA = g.sha(j)
+			break
+		}
+	}
+	repo := map[string]any{"id": 99, "name": "shop"}
+	pr := func(number int, branch string) {
+		e["event"], e["head_branch"] = "pull_request", branch
+		e["pull_requests"] = []any{map[string]any{"id": 880000 + number, "number": number,
+			"head": map[string]any{"ref": branch, "sha": g.sha(i), "repo": repo},
+			"base": map[string]any{"ref": "main", "sha": baseSHA, "repo": repo}}}
+		e["head_repository"] = map[string]any{"id": 99, "full_name": "acme/shop"}
+	}
+	fork := func(id int, login string) {
+		e["event"], e["head_branch"], e["pull_requests"] = "pull_request", "patch-1", []any{}
+		e["head_repository"] = map[string]any{"id": id, "full_name": login + "/shop"}
+	}
+	switch {
+	case owner == 'm':
+		e["head_commit"] = map[string]any{"id": g.sha(i), "message": fmt.Sprintf("Merge pull request #%d from acme/change-%d\n\nchange %d", 100+i, i, i)}
+		e["head_repository"] = map[string]any{"id": 99, "full_name": "acme/shop"}
+	case owner == 't':
+		pr(g.pr.number, g.pr.branch)
+	case owner >= '1' && owner <= '9':
+		n := 10 + int(owner-'0')
+		pr(n, fmt.Sprintf("feature-%d", n))
+	case owner == 'f':
+		fork(501, "ana")
+	case owner == 'g':
+		fork(502, "bo")
+	case owner == 'F':
+		fork(503, "cy")
+	}
 }
 
 // jobs returns the jobs of a failed run and writes the logs of failed jobs.

@@ -1,6 +1,7 @@
 package diagnosis
 
 import (
+	"cmp"
 	"fmt"
 	"slices"
 	"strings"
@@ -38,6 +39,9 @@ type PullRequest struct {
 	From     time.Time `json:"from"`
 	To       time.Time `json:"to"`
 	Compared int       `json:"compared"`
+	// OtherCount counts the other pull requests the class hit, forks'
+	// included.
+	OtherCount int `json:"other_pull_request_count,omitempty"`
 	// Reason says in one sentence why the classification was reached.
 	Reason string `json:"reason"`
 	// FirstFailing is, for a new failure, the pull request's first run (and
@@ -144,6 +148,7 @@ func classAcross(occs, eocc []history.Occurrence, trig history.Occurrence) map[i
 
 // count fills the counts, examples and pull-request numbers, newest first.
 func (pr *PullRequest) count(others []gha.Run, inClass map[int64]bool, base string, repoID int64) {
+	seen := map[string]bool{}
 	for i := len(others) - 1; i >= 0; i-- {
 		r := others[i]
 		if !inClass[r.ID] {
@@ -155,6 +160,10 @@ func (pr *PullRequest) count(others []gha.Run, inClass map[int64]bool, base stri
 			pr.SeenOnBaseBranch++
 		} else {
 			pr.SeenInOtherPullRequests++
+			if k := prKey(r); !seen[k] {
+				seen[k] = true
+				pr.OtherCount++
+			}
 			if n != 0 && !slices.Contains(pr.OtherPullRequests, n) {
 				pr.OtherPullRequests = append(pr.OtherPullRequests, n)
 			}
@@ -202,7 +211,7 @@ func (pr *PullRequest) classify(baseRuns, prRuns []gha.Run, inClass map[int64]bo
 			pr.Classification = PRBrokenBase
 			return
 		}
-	case len(completed) == 0 && len(pr.OtherPullRequests) >= 2 && persistentAcross(prRuns, inClass):
+	case len(completed) == 0 && pr.OtherCount >= 2 && persistentAcross(prRuns, inClass):
 		pr.Classification = PRBrokenBase
 		return
 	}
@@ -297,10 +306,8 @@ func (pr *PullRequest) reason() string {
 func (pr *PullRequest) elsewhere() string {
 	var parts []string
 	if n := pr.SeenInOtherPullRequests; n > 0 {
-		prs := len(pr.OtherPullRequests)
+		prs := pr.OtherCount
 		switch {
-		case prs == 0:
-			parts = append(parts, fmt.Sprintf("%d %s of other pull requests", n, plural(n, "run", "runs")))
 		case prs == n:
 			parts = append(parts, fmt.Sprintf("%d other %s", prs, plural(prs, "pull request", "pull requests")))
 		default:
@@ -351,4 +358,17 @@ func short(sha string) string {
 		return sha[:7]
 	}
 	return sha
+}
+
+// prKey identifies a run's pull request: its number, else (a fork's) head
+// repository and branch.
+func prKey(r gha.Run) string {
+	if n := history.PullRequestNumber(r); n != 0 {
+		return fmt.Sprint("#", n)
+	}
+	repo := ""
+	if r.HeadRepository != nil {
+		repo = cmp.Or(r.HeadRepository.FullName, fmt.Sprint(r.HeadRepository.ID))
+	}
+	return repo + ":" + r.HeadBranch
 }
