@@ -284,11 +284,16 @@ func baseBreak(baseRuns []gha.Run, inClass map[int64]bool) *BaseBreak {
 	return b
 }
 
+// Span says over which time the runs were compared: "in the last 14 days".
+func (pr *PullRequest) Span() string {
+	days := int(pr.To.Sub(pr.From).Round(24*time.Hour) / (24 * time.Hour))
+	return fmt.Sprintf("in the last %d %s", days, plural(days, "day", "days"))
+}
+
 // reason says why, in the words the comment leads with.
 func (pr *PullRequest) reason() string {
-	days := int(pr.To.Sub(pr.From).Round(24*time.Hour) / (24 * time.Hour))
-	span := fmt.Sprintf("in the last %d %s", days, plural(days, "day", "days"))
-	elsewhere := pr.elsewhere()
+	span := pr.Span()
+	elsewhere := pr.Elsewhere(func(s string) string { return s })
 	switch pr.Classification {
 	case PRUnknown:
 		return fmt.Sprintf("No other run of this workflow, on %s or in another pull request, %s to compare with: Polylane cannot tell yet whether this pull request caused the failure.", pr.Base, span)
@@ -301,9 +306,9 @@ func (pr *PullRequest) reason() string {
 	return fmt.Sprintf("Not caused by this pull request: the same failure hit %s %s, with green runs in between.", elsewhere, span)
 }
 
-// elsewhere names where the failure was seen: "3 other pull requests and
-// main twice".
-func (pr *PullRequest) elsewhere() string {
+// Elsewhere names where the failure was seen: "3 other pull requests and
+// main twice"; branch renders the base branch's name.
+func (pr *PullRequest) Elsewhere(branch func(string) string) string {
 	var parts []string
 	if n := pr.SeenInOtherPullRequests; n > 0 {
 		prs := pr.OtherCount
@@ -315,7 +320,7 @@ func (pr *PullRequest) elsewhere() string {
 		}
 	}
 	if n := pr.SeenOnBaseBranch; n > 0 {
-		parts = append(parts, fmt.Sprintf("%s %s", pr.Base, times(n)))
+		parts = append(parts, fmt.Sprintf("%s %s", branch(pr.Base), times(n)))
 	}
 	return strings.Join(parts, " and ")
 }
