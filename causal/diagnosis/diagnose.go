@@ -92,6 +92,8 @@ func Diagnose(in Input) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	gates := gateJobs(in.Tree, in.Workflow.Path)
+	occs = withoutGates(occs, gates)
 	trig, ok := triggerOccurrence(occs, trigger.ID)
 	if !ok {
 		return nil, fmt.Errorf("run %d: no failure was extracted for the trigger run", trigger.ID)
@@ -119,7 +121,7 @@ func Diagnose(in Input) (*Outcome, error) {
 	d.Cadence = history.Cadence(classes[0].Count, trig.Step.Name, cmp.Or(in.Workflow.Name, trigger.Name), d.Window)
 	out := &Outcome{Diagnosis: d, Window: window, Occurrences: occs, Classes: classes}
 	if history.IsPullRequestRun(trigger) {
-		pr, eocc, err := pullRequestView(in, trigger, window, occs, trig, classes[0], analyze)
+		pr, eocc, err := pullRequestView(in, trigger, window, occs, trig, classes[0], analyze, gates)
 		if err != nil {
 			return nil, err
 		}

@@ -88,7 +88,7 @@ type BaseBreak struct {
 // classifies it. It returns the block and the occurrences it computed for
 // the runs outside the window.
 func pullRequestView(in Input, trigger gha.Run, window []gha.Run, occs []history.Occurrence, trig history.Occurrence,
-	windowClass history.Class, analyze history.Analyzer,
+	windowClass history.Class, analyze history.Analyzer, gates map[string]gate,
 ) (*PullRequest, []history.Occurrence, error) {
 	base := history.BaseBranch(trigger, in.Repository.DefaultBranch)
 	from := trigger.CreatedAt.Add(-history.PullRequestLookback)
@@ -100,6 +100,7 @@ func pullRequestView(in Input, trigger gha.Run, window []gha.Run, occs []history
 	if err != nil {
 		return nil, nil, err
 	}
+	eocc = withoutGates(eocc, gates)
 	pr := &PullRequest{Number: history.PullRequestNumber(trigger), Base: base, From: from, To: trigger.CreatedAt,
 		Examples: []PullRequestExample{}}
 	inClass := classAcross(occs, eocc, trig)
