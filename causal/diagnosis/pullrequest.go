@@ -355,6 +355,10 @@ func blameBase(d *Diagnosis) {
 	}
 	sha := pr.BaseFirstBad.SHA
 	d.Verdict.FirstBadSHA = &sha
+	d.Verdict.LastGoodSHA, d.Verdict.UntestedRuns = pr.BaseFirstBad.LastGoodSHA, pr.BaseFirstBad.Cancelled
+	if d.Verdict.LastGoodSHA == "" {
+		d.Verdict.UntestedRuns = 0
+	}
 	d.Verdict.Reason = fmt.Sprintf("The pull request turned red when its base %s moved past commit %s, which broke %s the same way.",
 		pr.Base, short(sha), pr.Base)
 }

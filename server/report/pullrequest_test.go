@@ -37,3 +37,19 @@ func TestPullRequestCommentLeadsWithClassification(t *testing.T) {
 		})
 	}
 }
+
+// TestRegressionRangeAfterCancelledRuns: the base broke after a cancelled
+// run, so where it started is a range of commits, linked as a comparison.
+func TestRegressionRangeAfterCancelledRuns(t *testing.T) {
+	d := explained(t, filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "pr-broken-base"))
+	out, err := Comment(d, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, started, _ := strings.Cut(out, "#### Where it started\n\n")
+	started, _, _ = strings.Cut(started, "\n")
+	want := "The 1 run before it did not get to the step, so the cause is one of [the commits](https://github.com/acme/shop/compare/" + d.Verdict.LastGoodSHA + "..." + *d.Verdict.FirstBadSHA + ")"
+	if d.Verdict.LastGoodSHA == "" || !strings.Contains(started, want) {
+		t.Errorf("where it started lacks the range %q:\n%s", want, started)
+	}
+}
