@@ -63,3 +63,22 @@ func TestMaskTextURLs(t *testing.T) {
 		t.Errorf("two hosts masked alike: %s", c)
 	}
 }
+
+// TestClusterRandomNames: a test that names a random value it generated
+// fails with a different wording every run, and is one class.
+func TestClusterRandomNames(t *testing.T) {
+	const step = "Unit tests"
+	occs := []Occurrence{
+		normalized(1, step, `role of "u-8fk2m9qz": viewer`),
+		normalized(4, step, `role of "u-p3x7c1wd": viewer`),
+		normalized(6, step, `role of "u-2hq9v4tn": viewer`),
+		normalized(8, step, `owner of "u-2hq9v4tn": nobody`),
+	}
+	classes := Cluster(occs, nil)
+	if c := classOf(classes, 1, step); c == nil || c.Count != 3 {
+		t.Fatalf("the role assertion's class = %+v, want runs 1, 4 and 6", c)
+	}
+	if maskText("sha256 v1alpha1 utf8 ipv6") != "sha0 v0alpha0 utf0 ipv0" {
+		t.Errorf("words with digits were masked as random: %q", maskText("sha256 v1alpha1 utf8 ipv6"))
+	}
+}

@@ -229,6 +229,9 @@ func maskText(text string) string {
 		case isHexRunStart(lower, i):
 			i = skipHex(lower, i)
 			c = 'h'
+		case randomTokenLen(lower, i) > 0:
+			i += randomTokenLen(lower, i)
+			c = 'r'
 		case c >= '0' && c <= '9':
 			for i < len(lower) && lower[i] >= '0' && lower[i] <= '9' {
 				i++
@@ -299,4 +302,24 @@ func urlPartLen(s, stops string) int {
 		}
 	}
 	return len(s)
+}
+
+// randomTokenLen returns the length of a random-looking token starting at i
+// (a name or id a test generated: "8fk2m9qz"), else 0: at least six letters
+// and digits that switch between letters and digits at least four times.
+// Words with a version or a size ("sha256", "v1alpha1") switch less often.
+func randomTokenLen(s string, i int) int {
+	if i > 0 && isAlnum(rune(s[i-1])) {
+		return 0
+	}
+	j, switches := i, 0
+	for ; j < len(s) && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= '0' && s[j] <= '9'); j++ {
+		if j > i && (s[j] >= '0' && s[j] <= '9') != (s[j-1] >= '0' && s[j-1] <= '9') {
+			switches++
+		}
+	}
+	if j-i < 6 || switches < 4 || j < len(s) && s[j] == '_' {
+		return 0
+	}
+	return j - i
 }
