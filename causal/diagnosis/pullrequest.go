@@ -184,14 +184,16 @@ func (pr *PullRequest) count(others []gha.Run, inClass map[int64]bool, base stri
 // failed this way and no other pull request passed since); a workflow
 // without base-branch runs is broken when every run of at least two other
 // pull requests failed this way since the failure first appeared. Any other
-// failure seen elsewhere is flaky; one seen nowhere else is new, and without
-// any run elsewhere there is nothing to compare with.
+// failure seen elsewhere is flaky; one seen nowhere else is new, unless
+// fewer than history.MinHistory runs elsewhere were compared: too little to
+// tell.
 func (pr *PullRequest) classify(baseRuns, prRuns []gha.Run, inClass map[int64]bool) {
-	if pr.Compared == 0 {
+	seen := pr.SeenOnBaseBranch + pr.SeenInOtherPullRequests
+	switch {
+	case seen == 0 && pr.Compared < history.MinHistory:
 		pr.Classification = PRUnknown
 		return
-	}
-	if pr.SeenOnBaseBranch+pr.SeenInOtherPullRequests == 0 {
+	case seen == 0:
 		pr.Classification = PRNew
 		return
 	}
@@ -297,7 +299,8 @@ func (pr *PullRequest) reason() string {
 	elsewhere := pr.Elsewhere(func(s string) string { return s })
 	switch pr.Classification {
 	case PRUnknown:
-		return fmt.Sprintf("No other run of this workflow, on %s or in another pull request, %s to compare with: Polylane cannot tell yet whether this pull request caused the failure.", pr.Base, span)
+		return fmt.Sprintf("Only %d other %s of this workflow, on %s or in other pull requests, %s to compare with, and none failed this way: too little to tell whether this pull request caused the failure.",
+			pr.Compared, plural(pr.Compared, "run", "runs"), pr.Base, span)
 	case PRNew:
 		return fmt.Sprintf("None of the %d other %s of this workflow (on %s and in other pull requests) %s failed this way: the failure is most likely caused by this pull request.",
 			pr.Compared, plural(pr.Compared, "run", "runs"), pr.Base, span)

@@ -35,8 +35,8 @@ func (r *renderer) pullRequestLine(b *strings.Builder) {
 		}
 		b.WriteString(" Polylane proposes no harness patch: look at what this change did to the step.")
 	default:
-		fmt.Fprintf(b, "**Not known yet whether this pull request caused the failure:** no other run of this workflow, on %s or in another pull request, %s to compare with.",
-			r.c(pr.Base), span)
+		fmt.Fprintf(b, "**Not known yet whether this pull request caused the failure:** only %d other %s of this workflow, on %s or in other pull requests, %s to compare with, and none failed this way.",
+			pr.Compared, plural(pr.Compared, "run", "runs"), r.c(pr.Base), span)
 	}
 	b.WriteString("\n\n")
 }

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"sync"
 
 	"github.com/polylane/polylane/server/jobs"
@@ -255,7 +256,7 @@ func (w *Worker) saveOccurrences(ctx context.Context, repoID, workflowID int64, 
 	byRun := map[store.RunKey][]store.Occurrence{}
 	var order []store.RunKey
 	seen := map[string]bool{}
-	for _, o := range out.Occurrences {
+	for _, o := range append(slices.Clone(out.Occurrences), out.Elsewhere...) {
 		key := store.RunKey{RepositoryID: repoID, RunID: o.RunID, Attempt: max(o.RunAttempt, 1)}
 		id := fmt.Sprintf("%d/%d/%d/%d", o.RunID, o.RunAttempt, o.JobID, o.Step.Number)
 		if seen[id] {
