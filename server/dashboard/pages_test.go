@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/server/dashboard"
 	"github.com/polylane/polylane/store"
 )
@@ -318,5 +321,49 @@ func TestRepositoryPageListsUnfinishedDeliveries(t *testing.T) {
 	}
 	if _, html := e.get(repoPath(other)); strings.Contains(html, "could not finish") {
 		t.Error("another repository's page shows the unfinished delivery")
+	}
+}
+
+// TestDiagnosisPageShowsThePullRequestClassification stores the diagnosis of
+// a pull-request run whose base branch is broken: its page says so at the
+// top, and the API carries the block.
+func TestDiagnosisPageShowsThePullRequestClassification(t *testing.T) {
+	e := newEnv(t, false)
+	e.signIn()
+	repo := e.repo(0)
+	out, _, err := diagnosis.DiagnoseScenario(os.DirFS(filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "pr-broken-base")), diagnosis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := json.Marshal(out.Diagnosis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.Diagnosis.Run
+	err = e.st.UpsertRun(context.Background(), store.WorkflowRun{RepositoryID: repo.ID, RunID: r.ID, Attempt: 1,
+		WorkflowID: e.seeded.Workflows[repo.ID][0], WorkflowPath: r.WorkflowPath, WorkflowName: r.Workflow, RunNumber: r.Number,
+		HeadSHA: r.HeadSHA, Branch: r.Branch, Event: r.Event, Status: "completed", Conclusion: "failure", CreatedAt: out.Diagnosis.Window.To})
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := e.st.PutDiagnosis(context.Background(), store.Diagnosis{RepositoryID: repo.ID, RunID: r.ID, Attempt: 1,
+		Document: doc, Verdict: out.Diagnosis.Verdict.Kind, ClassID: out.Diagnosis.TriggerClass, CreatedAt: out.Diagnosis.Window.To})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := fmt.Sprintf("%s/diagnoses/%d", repoPath(repo), id)
+	code, html := e.get(path)
+	if code != http.StatusOK {
+		t.Fatalf("diagnosis page: %d", code)
+	}
+	for _, want := range []string{`pull request #31: <span class="badge pr-broken-base"`, `Not caused by this pull request:`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("diagnosis page lacks %q", want)
+		}
+	}
+	var data dashboard.DiagnosisData
+	e.getJSON(path, &data)
+	if data.PullRequest == nil || data.PullRequest.Classification != diagnosis.PRBrokenBase {
+		t.Errorf("diagnosis API pull_request = %+v", data.PullRequest)
 	}
 }
