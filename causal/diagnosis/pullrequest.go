@@ -180,8 +180,9 @@ func (pr *PullRequest) count(others []gha.Run, inClass map[int64]bool, base stri
 }
 
 // classify decides the classification. The base branch is broken when its
-// latest runs fail this way (one failure only when no earlier base run
-// failed this way and no other pull request passed since); a workflow
+// latest runs fail this way: two or more, unless the base failed this way
+// before and other pull requests passed twice since; one only when no
+// earlier base run failed this way and no other pull request passed since. A workflow
 // without base-branch runs is broken when every run of at least two other
 // pull requests failed this way since the failure first appeared. Any other
 // failure seen elsewhere is flaky; one seen nowhere else is new, unless
@@ -203,14 +204,19 @@ func (pr *PullRequest) classify(baseRuns, prRuns []gha.Run, inClass map[int64]bo
 		streak++
 	}
 	switch {
-	case streak >= 2:
-		pr.Classification = PRBrokenBase
-		return
-	case streak == 1:
-		since := completed[len(completed)-1].CreatedAt
-		earlier := slices.ContainsFunc(completed[:len(completed)-1], func(r gha.Run) bool { return inClass[r.ID] })
-		passedSince := slices.ContainsFunc(prRuns, func(r gha.Run) bool { return r.Conclusion == "success" && r.CreatedAt.After(since) })
-		if !earlier && !passedSince {
+	case streak >= 1:
+		// a broken base fails every pull request merged with it: other
+		// pull requests that passed since it turned red, where the base
+		// has failed this way and passed before, say it comes and goes
+		start := completed[len(completed)-streak]
+		earlier := slices.ContainsFunc(completed[:len(completed)-streak], func(r gha.Run) bool { return inClass[r.ID] })
+		passedSince := 0
+		for _, r := range prRuns {
+			if r.Conclusion == "success" && r.CreatedAt.After(start.CreatedAt) {
+				passedSince++
+			}
+		}
+		if streak >= 2 && !(earlier && passedSince >= 2) || streak == 1 && !earlier && passedSince == 0 {
 			pr.Classification = PRBrokenBase
 			return
 		}
