@@ -81,6 +81,7 @@ func demo(ctx context.Context, inv *invocation, f *demoFlags, run demoServerFunc
 		return demoFailed(inv, env, err)
 	}
 	env.printPublication(inv.stdout, pub)
+	env.pullRequest(ctx, inv.stdout, pub)
 	if f.once {
 		return exitOK
 	}

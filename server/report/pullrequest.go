@@ -59,11 +59,12 @@ func (r *renderer) baseBreak(f *diagnosis.BaseBreak) string {
 }
 
 // examples links the runs elsewhere that failed the same way: "#40" for
-// another pull request, the branch for the base or a fork's pull request.
+// another pull request, the branch and day ("main Nov 12") for the base or
+// a fork's pull request.
 func (r *renderer) examples(pr *diagnosis.PullRequest) string {
 	var parts []string
 	for _, ex := range pr.Examples {
-		label := escapeText(ex.Branch)
+		label := escapeText(ex.Branch + " " + ex.CreatedAt.UTC().Format("Jan 2"))
 		if ex.PullRequest > 0 {
 			label = escapeText(fmt.Sprintf("#%d", ex.PullRequest))
 		}
