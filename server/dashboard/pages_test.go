@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -346,8 +347,14 @@ func TestDiagnosisPageShowsThePullRequestClassification(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	// filed under a class of the repository, whose page then lists the
+	// pull requests the diagnosis names
+	seeded, err := e.st.GetDiagnosisByID(context.Background(), e.seeded.Diagnoses[repo.ID][0])
+	if err != nil {
+		t.Fatal(err)
+	}
 	id, err := e.st.PutDiagnosis(context.Background(), store.Diagnosis{RepositoryID: repo.ID, RunID: r.ID, Attempt: 1,
-		Document: doc, Verdict: out.Diagnosis.Verdict.Kind, ClassID: out.Diagnosis.TriggerClass, CreatedAt: out.Diagnosis.Window.To})
+		Document: doc, Verdict: out.Diagnosis.Verdict.Kind, ClassID: seeded.ClassID, CreatedAt: time.Now()})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -365,5 +372,17 @@ func TestDiagnosisPageShowsThePullRequestClassification(t *testing.T) {
 	e.getJSON(path, &data)
 	if data.PullRequest == nil || data.PullRequest.Classification != diagnosis.PRBrokenBase {
 		t.Errorf("diagnosis API pull_request = %+v", data.PullRequest)
+	}
+	var class dashboard.ClassData
+	e.getJSON(repoPath(repo)+"/classes/"+seeded.ClassID, &class)
+	var numbers []int
+	for _, p := range class.PullRequests {
+		numbers = append(numbers, p.Number)
+	}
+	if !slices.Equal(numbers, []int{31, 11, 12}) || class.PullRequests[0].Classification != diagnosis.PRBrokenBase {
+		t.Errorf("class pull requests = %+v, want #31 (broken-base), #11, #12", class.PullRequests)
+	}
+	if code, html := e.get(repoPath(repo) + "/classes/" + seeded.ClassID); code != http.StatusOK || !strings.Contains(html, "Pull requests it hit") {
+		t.Errorf("class page: %d, lists no pull requests", code)
 	}
 }
