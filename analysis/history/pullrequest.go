@@ -12,8 +12,8 @@ import (
 // PullRequestLookback is the least span of time, before a pull-request
 // run, over which the runs of other pull requests and of the base branch are
 // read: a pull request with a short history of its own is still compared
-// with the repository's last two weeks.
-const PullRequestLookback = 14 * 24 * time.Hour
+// with the repository's last thirty days.
+const PullRequestLookback = 30 * 24 * time.Hour
 
 // IsPullRequestRun reports whether a run was started by a pull-request event.
 func IsPullRequestRun(r gha.Run) bool { return pullRequestEvent(r.Event) }

@@ -95,7 +95,7 @@ func pullRequestView(in Input, trigger gha.Run, window []gha.Run, occs []history
 	if len(window) > 0 && window[0].CreatedAt.Before(from) {
 		from = window[0].CreatedAt
 	}
-	others := history.Elsewhere(in.Runs, trigger, base, in.Repository.ID, from, in.WindowSize)
+	others := history.Elsewhere(in.Runs, trigger, base, in.Repository.ID, from, 2*cmp.Or(in.WindowSize, history.DefaultWindow))
 	eocc, err := occurrences(others, in, analyze)
 	if err != nil {
 		return nil, nil, err
@@ -293,7 +293,7 @@ func baseBreak(baseRuns []gha.Run, inClass map[int64]bool) *BaseBreak {
 	return b
 }
 
-// Span says over which time the runs were compared: "in the last 14 days".
+// Span says over which time the runs were compared: "in the last 30 days".
 func (pr *PullRequest) Span() string {
 	days := int(pr.To.Sub(pr.From).Round(24*time.Hour) / (24 * time.Hour))
 	return fmt.Sprintf("in the last %d %s", days, plural(days, "day", "days"))

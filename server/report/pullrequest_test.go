@@ -12,7 +12,7 @@ import (
 func TestPullRequestCommentLeadsWithClassification(t *testing.T) {
 	root := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios")
 	for name, want := range map[string][]string{
-		"pr-flaky-across-prs": {"**Not caused by this pull request:** the same failure hit 3 other pull requests and `main` once in the last 14 days",
+		"pr-flaky-across-prs": {"**Not caused by this pull request:** the same failure hit 3 other pull requests and `main` once in the last 30 days",
 			`[\#⁠13](https://github.com/acme/shop/actions/runs/`, "it is flaky"},
 		"pr-broken-base": {"**Not caused by this pull request:** `main` fails this way right now since commit [",
 			`(merged in [\#⁠109](https://github.com/acme/shop/pull/109))`, "1 cancelled run in between", "inherits it from its base"},
