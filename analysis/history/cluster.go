@@ -161,7 +161,7 @@ func findMatch(classes []*mergedClass, e *exactClass) *mergedClass {
 			continue
 		}
 		if environmental(e.fp.family) {
-			if !endpointBound(e.fp.family) || endpointsCompatible(m.fp.endpoints, e.fp.endpoints) {
+			if !endpointBound(e.fp.family) || endpointsCompatible(m.fp.endpoints, e.fp.endpoints, e.fp.family == FamilyRateLimit) {
 				return m
 			}
 			continue

@@ -109,7 +109,9 @@ func validPort(p string, optional bool) bool {
 // endpointsCompatible reports whether two endpoint sets can describe the same
 // remote party: either set is empty (the failure did not name its endpoint),
 // or some pair has the same host and the same port (or no port on one side).
-func endpointsCompatible(a, b []string) bool {
+// With service set, hosts of one domain are one party (a registry's rate
+// limit met on its token and on its blob endpoint is one limit).
+func endpointsCompatible(a, b []string, service bool) bool {
 	if len(a) == 0 || len(b) == 0 {
 		return true
 	}
@@ -117,6 +119,9 @@ func endpointsCompatible(a, b []string) bool {
 		hx, px, _ := strings.Cut(x, ":")
 		for _, y := range b {
 			hy, py, _ := strings.Cut(y, ":")
+			if service && hx != hy && sameDomain(hx, hy) {
+				return true
+			}
 			if hx == hy && (px == "" || py == "" || px == py) {
 				return true
 			}
@@ -178,4 +183,14 @@ func isIPv4(labels []string) bool {
 		}
 	}
 	return true
+}
+
+// sameDomain reports whether two DNS names share their last two labels
+// (registry-1.docker.io and auth.docker.io); addresses never do.
+func sameDomain(a, b string) bool {
+	la, lb := strings.Split(a, "."), strings.Split(b, ".")
+	if len(la) < 2 || len(lb) < 2 || isIPv4(la) || isIPv4(lb) {
+		return false
+	}
+	return la[len(la)-1] == lb[len(lb)-1] && la[len(la)-2] == lb[len(lb)-2]
 }

@@ -40,7 +40,7 @@ var familyRules = []familyRule{
 	{FamilyPort, []string{"address already in use", "eaddrinuse", "port is already allocated", "bind: address"}, nil},
 	{FamilyCredentials, []string{"unauthorized", "authentication failed", "authentication required", "bad credentials", "permission denied (publickey)", "403 forbidden", "access denied", "invalid token", "token expired", "requested access to the resource is denied", "could not read username"}, []string{"401"}},
 	{FamilyDependency, []string{"eresolve", "etarget", "eintegrity", "no matching version", "checksum mismatch", "unable to resolve dependency", "could not resolve dependencies", "version solving failed", "unknown revision", "integrity checksum failed", "could not find a version", "no matching distribution"}, nil},
-	{FamilyNetwork, []string{"connection reset", "econnreset", "broken pipe", "epipe", "unexpected eof", "etimedout", "i/o timeout", "connection refused", "econnrefused", "no such host", "enotfound", "eai_again", "could not resolve host", "temporary failure in name resolution", "name or service not known", "network is unreachable", "enetunreach", "ehostunreach", "no route to host", "tls handshake", "socket hang up", "connection timed out", "unable to connect", "failed to connect", "connection closed", "connection aborted", "econnaborted", "network aborted", "remote end closed", "server closed", "goaway", "bad gateway", "service unavailable", "gateway timeout", "gateway time-out", "curl: (", "network request to", "network error", "connection broken by", "newconnectionerror", "connecttimeouterror", "readtimeouterror", "max retries exceeded",
+	{FamilyNetwork, []string{"connection reset", "econnreset", "esockettimedout", "broken pipe", "epipe", "unexpected eof", "etimedout", "i/o timeout", "connection refused", "econnrefused", "no such host", "enotfound", "eai_again", "could not resolve host", "temporary failure in name resolution", "name or service not known", "network is unreachable", "enetunreach", "ehostunreach", "no route to host", "tls handshake", "socket hang up", "connection timed out", "unable to connect", "failed to connect", "connection closed", "connection aborted", "econnaborted", "network aborted", "remote end closed", "server closed", "goaway", "bad gateway", "service unavailable", "gateway timeout", "gateway time-out", "curl: (", "network request to", "network error", "connection broken by", "newconnectionerror", "connecttimeouterror", "readtimeouterror", "max retries exceeded",
 		"hash sum mismatch", "mirror sync in progress", "e: failed to fetch"}, []string{"eof"}},
 	{FamilyTimeout, []string{"timed out", "deadline exceeded", "timeout expired", "timeout waiting", "exceeded the timeout", "timeout of", "has exceeded the maximum execution time", "operation was canceled"}, nil},
 	{FamilyOrdering, []string{"(notfound)", "no matches for kind", "ensure crds are installed", "could not find the requested resource", "no matching resources found", "no resources found", "is not ready", "not yet ready", "resource mapping not found", "doesn't have a resource type", "does not have a resource type", "not established"}, nil},
@@ -217,9 +217,21 @@ func maskText(text string) string {
 			space = b.Len() > 0
 			i++
 			continue
+		case c == ':' && strings.HasPrefix(lower[i:], "://"):
+			// a URL: keep its host, mask its path and query, which name
+			// the package, tarball or object that happened to be fetched
+			end := i + 3 + urlPartLen(lower[i+3:], "/?#")
+			b.WriteString(lower[i:end])
+			if i = end + urlPartLen(lower[end:], ""); i > end {
+				b.WriteString("/p")
+			}
+			continue
 		case isHexRunStart(lower, i):
 			i = skipHex(lower, i)
 			c = 'h'
+		case randomTokenLen(lower, i) > 0:
+			i += randomTokenLen(lower, i)
+			c = 'r'
 		case c >= '0' && c <= '9':
 			for i < len(lower) && lower[i] >= '0' && lower[i] <= '9' {
 				i++
@@ -272,4 +284,42 @@ func dedupe(s []string) []string {
 	}
 	slices.Sort(s)
 	return slices.Compact(s)
+}
+
+// urlPartLen returns the length of the URL part at the start of s: up to
+// white space, a quote, a closing bracket, a colon that ends the URL (": ")
+// or one of stops.
+func urlPartLen(s, stops string) int {
+	for j := 0; j < len(s); j++ {
+		c := s[j]
+		switch {
+		case c == ' ' || c == '\t' || c == '\n' || c == '\r' || c == '"' || c == '\'' || c == ')' || c == '>' || c == ']' || c == ',':
+			return j
+		case c == ':' && (j+1 == len(s) || s[j+1] == ' '):
+			return j
+		case strings.IndexByte(stops, c) >= 0:
+			return j
+		}
+	}
+	return len(s)
+}
+
+// randomTokenLen returns the length of a random-looking token starting at i
+// (a name or id a test generated: "8fk2m9qz"), else 0: at least six letters
+// and digits that switch between letters and digits at least four times.
+// Words with a version or a size ("sha256", "v1alpha1") switch less often.
+func randomTokenLen(s string, i int) int {
+	if i > 0 && isAlnum(rune(s[i-1])) {
+		return 0
+	}
+	j, switches := i, 0
+	for ; j < len(s) && (s[j] >= 'a' && s[j] <= 'z' || s[j] >= '0' && s[j] <= '9'); j++ {
+		if j > i && (s[j] >= '0' && s[j] <= '9') != (s[j-1] >= '0' && s[j-1] <= '9') {
+			switches++
+		}
+	}
+	if j-i < 6 || switches < 4 || j < len(s) && s[j] == '_' {
+		return 0
+	}
+	return j - i
 }

@@ -81,7 +81,7 @@ func TestEndpointsCompatible(t *testing.T) {
 		{[]string{"registry.example.org"}, []string{"github.com"}, false},
 	}
 	for _, tt := range tests {
-		if got := endpointsCompatible(tt.a, tt.b); got != tt.want {
+		if got := endpointsCompatible(tt.a, tt.b, false); got != tt.want {
 			t.Errorf("endpointsCompatible(%q, %q) = %v, want %v", tt.a, tt.b, got, tt.want)
 		}
 	}

@@ -175,9 +175,28 @@ func (t *Timeline) Decide(c Class) Verdict {
 			Reason: fmt.Sprintf("No run in the window passed the step: all %d %s that reached it failed this way.", c.Count, plural(c.Count, "run", "runs"))}
 	}
 	sha := c.FirstSHA
-	return Verdict{Kind: Regression, FirstBadSHA: &sha, Confidence: rounded(math.Min(0.95, 0.45+0.1*float64(c.Count))),
+	v := Verdict{Kind: Regression, FirstBadSHA: &sha, Confidence: rounded(math.Min(0.95, 0.45+0.1*float64(c.Count))),
 		Reason: fmt.Sprintf("The step passed in %d earlier %s, then failed this way in every run since commit %s (%d %s).",
 			before, plural(before, "run", "runs"), shortSHA(sha), c.Count, plural(c.Count, "run", "runs"))}
+	t.gap(&v, first, groupKey{job: c.Job, step: c.Step})
+	return v
+}
+
+// gap widens a regression's start to a range when the runs between the last
+// green run of the step and the first bad run at position first never got
+// to the step (cancelled by a newer push, or failed before it): any commit
+// after the last green one may have caused it.
+func (t *Timeline) gap(v *Verdict, first int, k groupKey) {
+	i, n := first-1, 0
+	for ; i >= 0 && !t.reached(i, k); i-- {
+		n++
+	}
+	if n == 0 || i < 0 || !t.green(i, k) || t.runs[i].HeadSHA == *v.FirstBadSHA {
+		return
+	}
+	v.LastGoodSHA, v.UntestedRuns = t.runs[i].HeadSHA, n
+	v.Reason += fmt.Sprintf(" The %d %s between the last green commit %s and %s did not get to the step, so the change that caused it is in that range.",
+		n, plural(n, "run", "runs"), shortSHA(v.LastGoodSHA), shortSHA(*v.FirstBadSHA))
 }
 
 // flaky is the verdict on an intermittent class.
@@ -226,9 +245,11 @@ func (t *Timeline) single(c Class, last int) Verdict {
 			Reason: "Only this run failed this way, and the failure is not a recognised test or build failure; one run is too little to tell a flake from a regression."}
 	}
 	sha := c.FirstSHA
-	return Verdict{Kind: Regression, FirstBadSHA: &sha, Confidence: 0.55,
+	v := Verdict{Kind: Regression, FirstBadSHA: &sha, Confidence: 0.55,
 		Reason: fmt.Sprintf("The step passed at commit %s and failed this way at commit %s, the first time in the window; no later run can tell yet whether it stays red, and a re-run of %s would.",
 			shortSHA(t.runs[prev].HeadSHA), shortSHA(sha), shortSHA(sha))}
+	t.gap(&v, last, k)
+	return v
 }
 
 // transientFamily are the failure families that come from the environment

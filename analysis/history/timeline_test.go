@@ -208,3 +208,27 @@ func TestStoppedClassIsNotPersistent(t *testing.T) {
 		t.Errorf("a class failing to the end of the window is persistent, got %s", still.Pattern)
 	}
 }
+
+// TestDecideRegressionRange: when the runs between the last green run and
+// the first red one never got to the step (cancelled, failed earlier), the
+// regression's start is the range after the last green commit.
+func TestDecideRegressionRange(t *testing.T) {
+	runs, occs := history(".....eeAAA")
+	classes := Cluster(occs, nil)
+	tl := NewTimeline(runs, occs)
+	tl.Annotate(classes, runs[len(runs)-1].ID)
+	v := tl.Decide(*classOf(classes, runs[len(runs)-1].ID, stepTests))
+	if v.Kind != Regression || v.FirstBadSHA == nil || *v.FirstBadSHA != runs[7].HeadSHA {
+		t.Fatalf("verdict = %+v, want a regression at run 8", v)
+	}
+	if v.LastGoodSHA != runs[4].HeadSHA || v.UntestedRuns != 2 {
+		t.Errorf("range = (%q, %d untested), want (%q, 2)", v.LastGoodSHA, v.UntestedRuns, runs[4].HeadSHA)
+	}
+	runs, occs = history(".....AAA")
+	classes = Cluster(occs, nil)
+	tl = NewTimeline(runs, occs)
+	tl.Annotate(classes, runs[len(runs)-1].ID)
+	if v := tl.Decide(*classOf(classes, runs[len(runs)-1].ID, stepTests)); v.LastGoodSHA != "" {
+		t.Errorf("no gap, yet a range from %q", v.LastGoodSHA)
+	}
+}

@@ -113,4 +113,9 @@ type Verdict struct {
 	Confidence  float64 `json:"confidence"`
 	// Reason says in one sentence why this verdict was reached.
 	Reason string `json:"reason,omitempty"`
+	// LastGoodSHA is set when runs between the last green run and the
+	// first bad one never got to the step (UntestedRuns of them): the
+	// regression started somewhere in (LastGoodSHA, FirstBadSHA].
+	LastGoodSHA  string `json:"last_good_sha,omitempty"`
+	UntestedRuns int    `json:"untested_runs,omitempty"`
 }

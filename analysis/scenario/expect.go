@@ -30,6 +30,11 @@ type Expect struct {
 	// lists words of their fix (a flag, a setting, a command); a patch that
 	// resembles it adds at least one of them.
 	PatchContainsAny []string `json:"patch_contains_any"`
+	// PRClassification is the expected pull_request.classification of a
+	// pull-request run; SeenElsewhereMin is the least number of runs outside
+	// the pull request (other pull requests, base branch) in its class.
+	PRClassification *string `json:"pr_classification"`
+	SeenElsewhereMin *int    `json:"seen_elsewhere_min"`
 }
 
 // ExpectWindow is the window fact of expect.json.

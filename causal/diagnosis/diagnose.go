@@ -71,6 +71,9 @@ type Outcome struct {
 	Window      []gha.Run
 	Occurrences []history.Occurrence
 	Classes     []history.Class
+	// Elsewhere are the occurrences of the runs outside a pull request's
+	// window it was compared with (base branch, other pull requests).
+	Elsewhere []history.Occurrence
 }
 
 // Diagnose runs the pipeline over one workflow history: it selects the window,
@@ -95,6 +98,8 @@ func Diagnose(in Input) (*Outcome, error) {
 	if err != nil {
 		return nil, err
 	}
+	gates := gateJobs(in.Tree, in.Workflow.Path)
+	occs = withoutGates(occs, gates)
 	trig, ok := triggerOccurrence(occs, trigger.ID)
 	if !ok {
 		return nil, fmt.Errorf("run %d: no failure was extracted for the trigger run", trigger.ID)
@@ -121,8 +126,22 @@ func Diagnose(in Input) (*Outcome, error) {
 	}
 	d.Cadence = history.Cadence(classes[0].Count, trig.Step.Name, cmp.Or(in.Workflow.Name, trigger.Name), d.Window)
 	out := &Outcome{Diagnosis: d, Window: window, Occurrences: occs, Classes: classes}
+	if history.IsPullRequestRun(trigger) {
+		pr, eocc, err := pullRequestView(in, trigger, window, occs, trig, classes[0], analyze, gates)
+		if err != nil {
+			return nil, err
+		}
+		d.PullRequest, out.Elsewhere = pr, eocc
+		blameBase(d)
+	}
 	if err := explainTrigger(in, out, trigger, trig, analyze); err != nil {
 		return nil, err
+	}
+	if d.PullRequest != nil && d.PullRequest.Classification == PRNew && d.Patch != nil {
+		// the pull request's own change is the likely cause: its author
+		// fixes it, a harness patch would hide it
+		d.Patch = nil
+		d.WhyThisFix = "No harness patch: only this pull request fails this way, so its change is the first place to look."
 	}
 	d.RedactSecrets()
 	out.Occurrences = redactOccurrences(out.Occurrences)

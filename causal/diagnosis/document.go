@@ -28,6 +28,10 @@ type Diagnosis struct {
 	Patch      *patch.Patch    `json:"patch"`
 	Impact     *impact.Impact  `json:"impact"`
 
+	// PullRequest is present when the trigger run belongs to a pull request:
+	// whether the failure is the pull request's own.
+	PullRequest *PullRequest `json:"pull_request,omitempty"`
+
 	// FailureRate is the failure rate of the failing step over the window.
 	FailureRate history.Rate `json:"failure_rate"`
 	// Cadence says in one sentence how often the trigger's class happens.

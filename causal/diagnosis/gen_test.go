@@ -37,6 +37,17 @@ type genScenario struct {
 	// files to the repository tree beside the Makefile.
 	pr   genPR
 	repo map[string]string
+	// owners, when set, is aligned with history and says whose each run is:
+	// 'm' the default branch (a push; its commit merges pull request
+	// 100+i), 't' the trigger's pull request g.pr, '1'-'9' pull request
+	// 10+d of a branch of the repository, 'f' and 'g' pull requests from
+	// two forks whose branches share the name "patch-1" (GitHub lists no
+	// pull request with a fork's runs), 'F' the trigger's pull request from
+	// a third fork, also "patch-1". The history code says the outcome.
+	owners string
+	// gate names an aggregate job that checks the build job's result:
+	// code 'G' fails the build job with failure A and the gate after it.
+	gate string
 }
 
 // genPR is a pull request from a branch of the same repository.
@@ -280,7 +291,51 @@ func (g genScenario) runEntries(i int, id int64, code byte, at time.Time) []map[
 	if code == 'R' {
 		return []map[string]any{entry("failure", 1), entry("success", 2)}
 	}
-	return []map[string]any{entry(conclusion, attempt)}
+	e := entry(conclusion, attempt)
+	if g.owners != "" {
+		g.own(e, i)
+	}
+	return []map[string]any{e}
+}
+
+// own makes run i the run of its owner (see genScenario.owners).
+func (g genScenario) own(e map[string]any, i int) {
+	owner := g.owners[i]
+	baseSHA := g.sha(0)
+	for j := i - 1; j >= 0; j-- {
+		if g.owners[j] == 'm' {
+			baseSHA = g.sha(j)
+			break
+		}
+	}
+	repo := map[string]any{"id": 99, "name": "shop"}
+	pr := func(number int, branch string) {
+		e["event"], e["head_branch"] = "pull_request", branch
+		e["pull_requests"] = []any{map[string]any{"id": 880000 + number, "number": number,
+			"head": map[string]any{"ref": branch, "sha": g.sha(i), "repo": repo},
+			"base": map[string]any{"ref": "main", "sha": baseSHA, "repo": repo}}}
+		e["head_repository"] = map[string]any{"id": 99, "full_name": "acme/shop"}
+	}
+	fork := func(id int, login string) {
+		e["event"], e["head_branch"], e["pull_requests"] = "pull_request", "patch-1", []any{}
+		e["head_repository"] = map[string]any{"id": id, "full_name": login + "/shop"}
+	}
+	switch {
+	case owner == 'm':
+		e["head_commit"] = map[string]any{"id": g.sha(i), "message": fmt.Sprintf("Merge pull request #%d from acme/change-%d\n\nchange %d", 100+i, i, i)}
+		e["head_repository"] = map[string]any{"id": 99, "full_name": "acme/shop"}
+	case owner == 't':
+		pr(g.pr.number, g.pr.branch)
+	case owner >= '1' && owner <= '9':
+		n := 10 + int(owner-'0')
+		pr(n, fmt.Sprintf("feature-%d", n))
+	case owner == 'f':
+		fork(501, "ana")
+	case owner == 'g':
+		fork(502, "bo")
+	case owner == 'F':
+		fork(503, "cy")
+	}
 }
 
 // jobs returns the jobs of a failed run and writes the logs of failed jobs.
@@ -317,6 +372,23 @@ func (g genScenario) jobs(i int, id int64, code byte, at time.Time, files map[st
 	case 'p':
 		b := g.failures['B']
 		add(0, names[0], 1, &b, false)
+	case 'G':
+		a := g.failures['A']
+		add(0, names[0], 1, &a, false)
+		gateFailure := genFailure{step: "Check results", exit: 1, output: []string{`test "failure" = success`}}
+		jobID := id*10 + 1
+		gjob := g.job(jobID, id, 1, g.gate, at.Add(6*time.Minute), &gateFailure, false)
+		steps := []any{}
+		for _, st := range gjob["steps"].([]any) {
+			m := st.(map[string]any)
+			if n := m["name"].(string); n == "Set up job" || n == "Check results" || n == "Complete job" {
+				m["number"] = len(steps) + 1
+				steps = append(steps, m)
+			}
+		}
+		gjob["steps"] = steps
+		jobs = append(jobs, gjob)
+		files[fmt.Sprintf("logs/%d.txt", jobID)] = g.gateLog(at.Add(6 * time.Minute))
 	default:
 		a, ok := g.failures[code]
 		if code == 'a' || code == 'j' || code == 'R' || code == 'q' {
@@ -361,20 +433,41 @@ func (g genScenario) job(jobID, runID int64, attempt int, name string, at time.T
 		"steps": steps}
 }
 
-// commands are the run: lines of the workflow steps.
-var commands = map[string]string{"Download modules": "make deps", "Build": "make build", "Unit tests": "make test", "Deploy preview": "make deploy",
-	"Install dependencies": "composer install --no-interaction --prefer-dist --no-progress", "PHPUnit": "vendor/bin/phpunit"}
-
-// log renders the raw GitHub Actions job log of run i that fails in f.step.
-func (g genScenario) log(i int, at time.Time, f *genFailure) []byte {
-	var b strings.Builder
+// newLog starts a raw job log at time at: its buffer, and a function that
+// appends one timestamped line.
+func newLog(at time.Time) (*strings.Builder, func(string)) {
+	b := &strings.Builder{}
 	t := at
 	line := func(s string) {
 		t = t.Add(137 * time.Millisecond)
-		fmt.Fprintf(&b, "%s %s\n", t.Format("2006-01-02T15:04:05.0000000Z"), s)
+		fmt.Fprintf(b, "%s %s\n", t.Format("2006-01-02T15:04:05.0000000Z"), s)
 	}
 	b.WriteString("\ufeff")
 	line("Current runner version: '2.320.0'")
+	return b, line
+}
+
+// gateLog is the log of a gate job whose only step compares the needed
+// job's result with success.
+func (g genScenario) gateLog(at time.Time) []byte {
+	b, line := newLog(at)
+	line(`##[group]Run test "failure" = success`)
+	line(`\x1b[36;1mtest "failure" = success\x1b[0m`)
+	line("shell: /usr/bin/bash -e {0}")
+	line("##[endgroup]")
+	line("##[error]Process completed with exit code 1.")
+	line("Cleaning up orphan processes")
+	return []byte(b.String())
+}
+
+// commands are the run: lines of the workflow steps.
+var commands = map[string]string{"Download modules": "make deps", "Build": "make build", "Unit tests": "make test", "Deploy preview": "make deploy",
+	"Install dependencies": "composer install --no-interaction --prefer-dist --no-progress", "PHPUnit": "vendor/bin/phpunit",
+	"Build image": "docker build -t shop .", "Install packages": "yarn install --frozen-lockfile"}
+
+// log renders the raw GitHub Actions job log of run i that fails in f.step.
+func (g genScenario) log(i int, at time.Time, f *genFailure) []byte {
+	b, line := newLog(at)
 	line("##[group]Runner Image")
 	line("  Image: ubuntu-24.04")
 	line("##[endgroup]")

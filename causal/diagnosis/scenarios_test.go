@@ -118,6 +118,7 @@ func checkExpect(t *testing.T, d *Diagnosis, e *scenario.Expect) {
 	if e.Pattern != nil && tc.Pattern != *e.Pattern {
 		t.Errorf("pattern = %q, want %q", tc.Pattern, *e.Pattern)
 	}
+	checkPullRequestExpect(t, d, e)
 	if t.Failed() {
 		t.Logf("clusters: %+v", d.Clusters)
 	}
@@ -184,5 +185,24 @@ func checkContract(t *testing.T, d *Diagnosis) {
 	}
 	if c := d.Verdict.Confidence; c < 0 || c > 1 {
 		t.Errorf("confidence %v outside [0,1]", c)
+	}
+}
+
+// checkPullRequestExpect checks the pull_request facts.
+func checkPullRequestExpect(t *testing.T, d *Diagnosis, e *scenario.Expect) {
+	t.Helper()
+	if e.PRClassification == nil && e.SeenElsewhereMin == nil {
+		return
+	}
+	pr := d.PullRequest
+	if pr == nil {
+		t.Errorf("no pull_request block (event %q)", d.Run.Event)
+		return
+	}
+	if e.PRClassification != nil && pr.Classification != *e.PRClassification {
+		t.Errorf("pull_request.classification = %q (%s), want %q", pr.Classification, pr.Reason, *e.PRClassification)
+	}
+	if m := e.SeenElsewhereMin; m != nil && pr.SeenInOtherPullRequests+pr.SeenOnBaseBranch < *m {
+		t.Errorf("seen elsewhere = %d other pull requests + %d base, want at least %d", pr.SeenInOtherPullRequests, pr.SeenOnBaseBranch, *m)
 	}
 }

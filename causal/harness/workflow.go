@@ -43,6 +43,33 @@ type Job struct {
 	Steps         []*Step
 	// StepsLine is the line of the steps: key.
 	StepsLine int
+	// Needs are the ids of the jobs this one needs; If is its condition.
+	Needs []string
+	If    string
+}
+
+// Gate says whether the job is an aggregate gate, one that needs other jobs
+// and fails because one of them failed: checks is set when it checks their
+// results (needs.<id>.result, contains(needs.*), toJSON(needs)), always when
+// it runs whatever they concluded (always(), !cancelled(), failure()); such
+// a job is a gate only when its failure states no cause of its own.
+func (j *Job) Gate() (checks, always bool) {
+	if len(j.Needs) == 0 {
+		return false, false
+	}
+	cond := strings.ReplaceAll(j.If, " ", "")
+	always = strings.Contains(cond, "always()") || strings.Contains(cond, "!cancelled()") || strings.Contains(cond, "failure()")
+	for _, st := range j.Steps {
+		text := strings.ReplaceAll(st.Run+" "+st.If, " ", "")
+		for _, v := range st.With {
+			text += " " + strings.ReplaceAll(v.Text, " ", "")
+		}
+		if strings.Contains(text, "needs.") && strings.Contains(text, ".result") ||
+			strings.Contains(text, "toJSON(needs)") || strings.Contains(text, "contains(needs.") {
+			return true, always
+		}
+	}
+	return false, always
 }
 
 // Service is a service container of a job.
@@ -133,6 +160,7 @@ func parseJob(key, n *yaml.Node) *Job {
 		j.DefaultWorkDir = scalar(lookup(run, "working-directory"))
 	}
 	j.Env = stringMap(lookup(n, "env"))
+	j.Needs, j.If = scalarList(lookup(n, "needs")), scalar(lookup(n, "if"))
 	for _, p := range pairs(lookup(n, "services")) {
 		j.Services = append(j.Services, parseService(p.Key, p.Value))
 	}

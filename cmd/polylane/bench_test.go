@@ -389,3 +389,57 @@ func apiCallsSoFar(b *testing.B, url string) float64 {
 	b.Fatal("no polylane_github_calls_per_diagnosis_sum in /metrics")
 	return 0
 }
+
+// BenchmarkPullRequestDiagnosis measures, on SQLite and PostgreSQL, the
+// GitHub API calls of a pull-request run's diagnosis, which reads the
+// workflow's runs of every branch (the base branch and the other pull
+// requests): cold, then for a second attempt with the history cached
+// (warm), until the sticky comment on the pull request carries it:
+//
+//	go test ./cmd/polylane -run '^$' -bench PullRequestDiagnosis -benchtime 1x
+func BenchmarkPullRequestDiagnosis(b *testing.B) {
+	dir := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "pr-flaky-across-prs")
+	for _, backend := range []string{"sqlite", "postgres"} {
+		b.Run("db="+backend, func(b *testing.B) {
+			var coldCalls, warmCalls float64
+			for range b.N {
+				app := startApp(b, dir, benchDatabaseURL(b, backend))
+				number := app.triggerPullRequest(b)
+				cc := prComment(b, app, number, "attempt=1", false)
+				wc := prComment(b, app, number, "attempt=2", true)
+				coldCalls, warmCalls = coldCalls+cc, warmCalls+wc-cc
+			}
+			n := float64(b.N)
+			b.ReportMetric(coldCalls/n, "cold-api-calls")
+			b.ReportMetric(warmCalls/n, "warm-api-calls")
+		})
+	}
+}
+
+// triggerPullRequest is the number of the trigger run's pull request.
+func (a *appUnderTest) triggerPullRequest(b *testing.B) int {
+	for _, r := range a.sc.Runs {
+		if r.ID == a.sc.TriggerRunID && len(r.PullRequests) > 0 {
+			return r.PullRequests[0].Number
+		}
+	}
+	b.Fatalf("trigger run %d lists no pull request", a.sc.TriggerRunID)
+	return 0
+}
+
+// prComment delivers the trigger (a new attempt of it when rerun), waits
+// for the sticky comment on the pull request to carry that attempt, and
+// returns the API calls of every diagnosis so far.
+func prComment(b *testing.B, app *appUnderTest, number int, marker string, rerun bool) float64 {
+	if rerun {
+		if _, err := app.sim.AddRunAttempt(app.repo, app.sc.TriggerRunID, "failure"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	app.deliver(b, app.sc.TriggerRunID)
+	app.waitFor(b, 60*time.Second, "pull-request comment with "+marker, func() bool {
+		c := app.botComments(number)
+		return len(c) > 0 && strings.Contains(c[0].Body, marker) && app.idle()
+	})
+	return apiCallsSoFar(b, app.url)
+}

@@ -20,7 +20,9 @@ repository shipped inside the binary (four weeks of CI history in which a
 database migration fails now and then), starts the server on a temporary
 SQLite database, sends the signed workflow_run webhook of the newest failed
 run, waits for the diagnosis, prints the comment Polylane posted and the
-dashboard's URL, and serves until interrupted (Ctrl-C).
+dashboard's URL, then sends the webhook of a pull request's failed run and
+prints the line its comment leads with (is the failure the pull request's
+own?), and serves until interrupted (Ctrl-C).
 
 Flags:
 `
@@ -81,6 +83,7 @@ func demo(ctx context.Context, inv *invocation, f *demoFlags, run demoServerFunc
 		return demoFailed(inv, env, err)
 	}
 	env.printPublication(inv.stdout, pub)
+	env.pullRequest(ctx, inv.stdout, pub)
 	if f.once {
 		return exitOK
 	}

@@ -13,6 +13,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/polylane/polylane/analysis/gha"
@@ -50,6 +51,9 @@ type demoEnv struct {
 	repo    string
 	trig    gha.Run
 	mainRun int // runs on the default branch, for the banner
+	// prRun is the newest failed pull-request run of the history, which
+	// the demo also diagnoses to show whether it is the pull request's own.
+	prRun *gha.Run
 
 	url        string // Polylane's base URL, http://host:port
 	logPath    string
@@ -77,6 +81,10 @@ func startDemo(ctx context.Context, f *demoFlags, run demoServerFunc, out io.Wri
 	env := &demoEnv{dir: dir, keep: f.keep, timeout: f.timeout, repo: s.Repository.FullName, serverDone: make(chan error, 1)}
 	env.trig, _ = s.Run(s.TriggerRunID)
 	for _, r := range s.Runs {
+		if strings.HasPrefix(r.Event, "pull_request") && r.Conclusion == "failure" && len(r.PullRequests) > 0 &&
+			(env.prRun == nil || r.CreatedAt.After(env.prRun.CreatedAt)) {
+			env.prRun = &r
+		}
 		if gha.OnDefaultBranch(r, gha.Repository{ID: s.Repository.ID, FullName: s.Repository.FullName}, s.Repository.DefaultBranch) {
 			env.mainRun++
 		}

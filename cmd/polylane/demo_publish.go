@@ -184,3 +184,49 @@ func shortSHA(sha string) string {
 	}
 	return sha
 }
+
+// pullRequest delivers the history's failed pull-request run too, once
+// Polylane has posted its assessment of the trigger, and prints the line
+// its comment leads with: whether the failure is the pull request's own.
+// It only reports; a demo whose pull-request comment does not come still
+// succeeds.
+func (e *demoEnv) pullRequest(ctx context.Context, out io.Writer, main *publication) {
+	if e.prRun == nil || !strings.Contains(main.body, "<!-- polylane:") {
+		return
+	}
+	r := e.prRun
+	number := r.PullRequests[0].Number
+	ev, err := e.sim.WorkflowRunEvent(e.repo, r.ID)
+	if err == nil {
+		_, err = e.sim.Deliver(ctx, e.url+"/webhooks/github", ev)
+	}
+	if err != nil {
+		fmt.Fprintf(out, "\nCould not deliver pull request #%d's failed run: %v\n", number, err)
+		return
+	}
+	fmt.Fprintf(out, "\nSent the delivery of %s #%d, a failed run of pull request #%d (%s).\n", r.Name, r.RunNumber, number, terminalSafe(r.HeadBranch))
+	marker := fmt.Sprintf(" run=%d ", r.ID)
+	deadline := time.Now().Add(e.timeout)
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		for _, c := range e.sim.Comments(e.repo, number) {
+			if c.User == e.sim.AppSlug()+"[bot]" && strings.Contains(c.Body, marker) {
+				fmt.Fprintf(out, "Its comment on pull request #%d leads with:\n  %s\n", number, terminalSafe(leadLine(c.Body)))
+				return
+			}
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+	fmt.Fprintf(out, "No comment on pull request #%d within %s; see the server's log %s\n", number, e.timeout, e.logPath)
+}
+
+// leadLine is the first paragraph after a comment's heading, without its
+// markdown links.
+func leadLine(body string) string {
+	_, rest, _ := strings.Cut(body, "\n### ")
+	_, rest, _ = strings.Cut(rest, "\n\n")
+	line, _, _ := strings.Cut(rest, "\n")
+	return markdownLink.ReplaceAllString(line, "$1")
+}
+
+// markdownLink matches a markdown link, whose label is kept.
+var markdownLink = regexp.MustCompile(`\[([^\]]*)\]\([^)]*\)`)

@@ -7,6 +7,7 @@ import (
 	"html/template"
 	"net/http"
 	"net/url"
+	"strconv"
 	"time"
 	"unicode/utf8"
 
@@ -31,19 +32,32 @@ const (
 // ClassData is the failure class page and
 // GET /api/v1/repos/{owner}/{repo}/classes/{class}.
 type ClassData struct {
-	Repository RepoRef        `json:"repository"`
-	Class      ClassRow       `json:"class"`
-	Window     Window         `json:"window"`
-	Timeline   []TimelineDay  `json:"timeline"`
-	Effect     *FixEffect     `json:"fix_effect"`
-	Samples    []Sample       `json:"samples"`
-	NextPage   string         `json:"next_samples"`
-	Chain      *causal.Chain  `json:"chain"`
-	Flowchart  string         `json:"flowchart"`
-	Diagnosis  *DiagnosisRow  `json:"latest_diagnosis"`
-	Chart      template.HTML  `json:"-"`
-	Legend     []LegendItem   `json:"-"`
-	Diagnoses  []DiagnosisRow `json:"-"`
+	Repository RepoRef       `json:"repository"`
+	Class      ClassRow      `json:"class"`
+	Window     Window        `json:"window"`
+	Timeline   []TimelineDay `json:"timeline"`
+	Effect     *FixEffect    `json:"fix_effect"`
+	Samples    []Sample      `json:"samples"`
+	NextPage   string        `json:"next_samples"`
+	Chain      *causal.Chain `json:"chain"`
+	Flowchart  string        `json:"flowchart"`
+	Diagnosis  *DiagnosisRow `json:"latest_diagnosis"`
+	// PullRequests are the pull requests the class hit, as its latest
+	// diagnoses of pull-request runs name them (the diagnosed one and the
+	// others it was seen in), newest first.
+	PullRequests []PullRequestHit `json:"pull_requests"`
+	Chart        template.HTML    `json:"-"`
+	Legend       []LegendItem     `json:"-"`
+	Diagnoses    []DiagnosisRow   `json:"-"`
+}
+
+// PullRequestHit is a pull request a class hit; Classification is set for
+// the pull request whose run was diagnosed (flaky, broken-base, new,
+// unknown).
+type PullRequestHit struct {
+	Number         int    `json:"number"`
+	URL            string `json:"url"`
+	Classification string `json:"classification,omitempty"`
 }
 
 // TimelineDay is one day of a class's history in its workflow.
@@ -103,7 +117,7 @@ func (d *Dashboard) class(r *http.Request, v *viewer) (any, pageMeta, error) {
 	if err != nil {
 		return nil, pageMeta{}, fmt.Errorf("class %q: %w", id, err)
 	}
-	data := ClassData{Repository: d.repoRef(repo), Samples: []Sample{}}
+	data := ClassData{Repository: d.repoRef(repo), Samples: []Sample{}, PullRequests: []PullRequestHit{}}
 	rows, err := d.classRows(ctx, repo, windowEnding(c.LastSeen, d.now(), DefaultWindowDays))
 	if err != nil {
 		return nil, pageMeta{}, err
@@ -319,18 +333,36 @@ func (d *Dashboard) classChain(ctx context.Context, repo store.Repository, c sto
 	}
 	latest := data.Diagnoses[0]
 	data.Diagnosis = &latest
-	stored, err := d.st.GetDiagnosisByID(ctx, latest.ID)
-	if err != nil {
-		return err
-	}
-	var stale diagnosis.Diagnosis
-	if err := json.Unmarshal(stored.Document, &stale); err != nil {
-		return nil // an unreadable document shows no chain; the diagnosis page says more
-	}
-	doc := stale.Redacted() // stored before log lines were redacted, perhaps
-	data.Chain = doc.Chain
-	if doc.Chain != nil {
-		data.Flowchart = report.Flowchart(doc)
+	seen := map[int]bool{}
+	for i, row := range data.Diagnoses {
+		stored, err := d.st.GetDiagnosisByID(ctx, row.ID)
+		if err != nil {
+			return err
+		}
+		var stale diagnosis.Diagnosis
+		if err := json.Unmarshal(stored.Document, &stale); err != nil {
+			continue // an unreadable document shows no chain; the diagnosis page says more
+		}
+		doc := stale.Redacted() // stored before log lines were redacted, perhaps
+		if i == 0 {
+			data.Chain = doc.Chain
+			if doc.Chain != nil {
+				data.Flowchart = report.Flowchart(doc)
+			}
+		}
+		if pr := doc.PullRequest; pr != nil {
+			add := func(n int, classification string) {
+				if n > 0 && !seen[n] {
+					seen[n] = true
+					data.PullRequests = append(data.PullRequests, PullRequestHit{Number: n,
+						URL: d.gh.WebURL() + "/" + repo.FullName + "/pull/" + strconv.Itoa(n), Classification: classification})
+				}
+			}
+			add(pr.Number, pr.Classification)
+			for _, n := range pr.OtherPullRequests {
+				add(n, "")
+			}
+		}
 	}
 	return nil
 }

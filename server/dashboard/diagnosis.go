@@ -27,6 +27,9 @@ type DiagnosisData struct {
 	Flowchart  string          `json:"flowchart"`
 	// Problem says why the document could not be rendered, when it could not.
 	Problem string `json:"problem,omitempty"`
+	// PullRequest is, for a pull-request run, whether the failure is the
+	// pull request's own (the document's pull_request block).
+	PullRequest *diagnosis.PullRequest `json:"pull_request,omitempty"`
 
 	HTML template.HTML `json:"-"`
 }
@@ -85,6 +88,7 @@ func (d *Dashboard) renderDocument(repo store.Repository, stored store.Diagnosis
 		}
 		data.Document = raw
 	}
+	data.PullRequest = doc.PullRequest
 	md, err := report.Comment(doc, report.Options{Stale: stored.Stale, RepoID: repo.ID})
 	if err != nil {
 		data.Problem = "The assessment could not be rendered; the document's JSON is below."

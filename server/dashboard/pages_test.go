@@ -5,11 +5,15 @@ import (
 	"encoding/json"
 	"fmt"
 	"net/http"
+	"os"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/server/dashboard"
 	"github.com/polylane/polylane/store"
 )
@@ -318,5 +322,67 @@ func TestRepositoryPageListsUnfinishedDeliveries(t *testing.T) {
 	}
 	if _, html := e.get(repoPath(other)); strings.Contains(html, "could not finish") {
 		t.Error("another repository's page shows the unfinished delivery")
+	}
+}
+
+// TestDiagnosisPageShowsThePullRequestClassification stores the diagnosis of
+// a pull-request run whose base branch is broken: its page says so at the
+// top, and the API carries the block.
+func TestDiagnosisPageShowsThePullRequestClassification(t *testing.T) {
+	e := newEnv(t, false)
+	e.signIn()
+	repo := e.repo(0)
+	out, _, err := diagnosis.DiagnoseScenario(os.DirFS(filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "pr-broken-base")), diagnosis.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	doc, err := json.Marshal(out.Diagnosis)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := out.Diagnosis.Run
+	err = e.st.UpsertRun(context.Background(), store.WorkflowRun{RepositoryID: repo.ID, RunID: r.ID, Attempt: 1,
+		WorkflowID: e.seeded.Workflows[repo.ID][0], WorkflowPath: r.WorkflowPath, WorkflowName: r.Workflow, RunNumber: r.Number,
+		HeadSHA: r.HeadSHA, Branch: r.Branch, Event: r.Event, Status: "completed", Conclusion: "failure", CreatedAt: out.Diagnosis.Window.To})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// filed under a class of the repository, whose page then lists the
+	// pull requests the diagnosis names
+	seeded, err := e.st.GetDiagnosisByID(context.Background(), e.seeded.Diagnoses[repo.ID][0])
+	if err != nil {
+		t.Fatal(err)
+	}
+	id, err := e.st.PutDiagnosis(context.Background(), store.Diagnosis{RepositoryID: repo.ID, RunID: r.ID, Attempt: 1,
+		Document: doc, Verdict: out.Diagnosis.Verdict.Kind, ClassID: seeded.ClassID, CreatedAt: time.Now()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := fmt.Sprintf("%s/diagnoses/%d", repoPath(repo), id)
+	code, html := e.get(path)
+	if code != http.StatusOK {
+		t.Fatalf("diagnosis page: %d", code)
+	}
+	for _, want := range []string{`pull request #31: <span class="badge pr-broken-base"`, `Not caused by this pull request:`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("diagnosis page lacks %q", want)
+		}
+	}
+	var data dashboard.DiagnosisData
+	e.getJSON(path, &data)
+	if data.PullRequest == nil || data.PullRequest.Classification != diagnosis.PRBrokenBase {
+		t.Errorf("diagnosis API pull_request = %+v", data.PullRequest)
+	}
+	var class dashboard.ClassData
+	e.getJSON(repoPath(repo)+"/classes/"+seeded.ClassID, &class)
+	var numbers []int
+	for _, p := range class.PullRequests {
+		numbers = append(numbers, p.Number)
+	}
+	if !slices.Equal(numbers, []int{31, 11, 12}) || class.PullRequests[0].Classification != diagnosis.PRBrokenBase {
+		t.Errorf("class pull requests = %+v, want #31 (broken-base), #11, #12", class.PullRequests)
+	}
+	if code, html := e.get(repoPath(repo) + "/classes/" + seeded.ClassID); code != http.StatusOK || !strings.Contains(html, "Pull requests it hit") {
+		t.Errorf("class page: %d, lists no pull requests", code)
 	}
 }

@@ -74,6 +74,22 @@ func (l linker) job(run, job int64, step, line int) string {
 	return u
 }
 
+// compare links the commits after from up to to; empty when it cannot.
+func (l linker) compare(from, to string) string {
+	if l.base() == "" || !commitSHA.MatchString(from) || !commitSHA.MatchString(to) {
+		return ""
+	}
+	return l.base() + "/compare/" + from + "..." + to
+}
+
+// pull links a pull request; empty when it cannot.
+func (l linker) pull(n int) string {
+	if l.base() == "" || n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf("%s/pull/%d", l.base(), n)
+}
+
 // commit links a commit; empty when it cannot.
 func (l linker) commit(sha string) string {
 	if l.base() == "" || !commitSHA.MatchString(sha) {

@@ -61,6 +61,7 @@ func (r *renderer) causeLine() (analysis.Line, bool) {
 // and what the fix does.
 func (r *renderer) summary(b *strings.Builder) {
 	r.heading(b)
+	r.pullRequestLine(b)
 	if r.narrated(b, r.opts.NarratedSummary) {
 		return
 	}

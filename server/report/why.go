@@ -57,6 +57,11 @@ func (r *renderer) started(b *strings.Builder) {
 		first := c.Runs[len(c.Runs)-1]
 		fmt.Fprintf(b, "; the first run that failed this way was %s on %s", r.runRef(first, 0), r.c(c.FirstSeen.UTC().Format("2006-01-02 15:04 MST")))
 	}
+	if v := d.Verdict; v.LastGoodSHA != "" && v.FirstBadSHA != nil {
+		good := v.LastGoodSHA
+		fmt.Fprintf(b, ". The %d %s before it did not get to the step, so the cause is one of %s after the last green %s",
+			v.UntestedRuns, plural(v.UntestedRuns, "run", "runs"), link("the commits", r.ln.compare(good, *v.FirstBadSHA)), r.commitRef(&good))
+	}
 	b.WriteString(". Every run of the step since then has failed the same way. A harness retry would only hide it, so the fix belongs in the change that introduced it.\n\n")
 }
 

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io"
 	"io/fs"
+	"slices"
 	"sync"
 
 	"github.com/polylane/polylane/server/jobs"
@@ -186,17 +187,28 @@ func (t *trackedSource) OpenLog(jobID int64) (io.ReadCloser, error) {
 }
 
 // cached returns the occurrences and classes stored by earlier diagnoses of
-// the workflow.
+// the workflow, with the occurrences pull-request diagnoses compared with.
 func (w *Worker) cached(ctx context.Context, repoID, workflowID int64) ([]history.Occurrence, []history.Class, error) {
 	occs, err := w.st.ListOccurrences(ctx, store.OccurrenceQuery{RepositoryID: repoID, WorkflowID: workflowID, Limit: 5000})
 	if err != nil {
 		return nil, nil, err
 	}
 	var known []history.Occurrence
+	stored := map[[2]int64]bool{}
 	for _, o := range occs {
 		var h history.Occurrence
 		if len(o.Detail) > 0 && json.Unmarshal(o.Detail, &h) == nil && h.RunID == o.RunID {
 			known = append(known, h)
+			stored[[2]int64{h.RunID, int64(h.RunAttempt)}] = true
+		}
+	}
+	elsewhere, err := w.elsewhere(ctx, repoID, workflowID)
+	if err != nil {
+		return nil, nil, err
+	}
+	for _, o := range elsewhere {
+		if !stored[[2]int64{o.RunID, int64(o.RunAttempt)}] {
+			known = append(known, o)
 		}
 	}
 	classes, err := w.st.ListClasses(ctx, store.ClassQuery{RepositoryID: repoID, WorkflowID: workflowID, IncludeMuted: true, Limit: 5000})
@@ -213,10 +225,67 @@ func (w *Worker) cached(ctx context.Context, repoID, workflowID int64) ([]histor
 	return known, previous, nil
 }
 
+// maxElsewhere bounds the occurrences kept of the runs pull-request
+// diagnoses compared with.
+const maxElsewhere = 500
+
+func elsewhereKey(repoID, workflowID int64) string {
+	return fmt.Sprintf("elsewhere:%d:%d", repoID, workflowID)
+}
+
+// elsewhere reads the occurrences of runs outside a pull request's window
+// that earlier pull-request diagnoses analysed. They are kept in the cache,
+// not with the window's occurrences: they belong to no stored class.
+func (w *Worker) elsewhere(ctx context.Context, repoID, workflowID int64) ([]history.Occurrence, error) {
+	entry, err := w.st.GetCacheEntry(ctx, elsewhereKey(repoID, workflowID))
+	switch {
+	case isNotFound(err):
+		return nil, nil
+	case err != nil:
+		return nil, err
+	}
+	var occs []history.Occurrence
+	if json.Unmarshal(entry.Body, &occs) != nil {
+		return nil, nil // unreadable: read the runs again
+	}
+	return occs, nil
+}
+
+// saveElsewhere adds a pull-request diagnosis' occurrences of runs outside
+// its window to the cache, the newest maxElsewhere kept.
+func (w *Worker) saveElsewhere(ctx context.Context, repoID, workflowID int64, out *diagnosis.Outcome) error {
+	if len(out.Elsewhere) == 0 {
+		return nil
+	}
+	have, err := w.elsewhere(ctx, repoID, workflowID)
+	if err != nil {
+		return err
+	}
+	key := func(o history.Occurrence) string { return fmt.Sprintf("%d/%d/%d", o.RunID, o.RunAttempt, o.JobID) }
+	seen := map[string]bool{}
+	var all []history.Occurrence
+	for _, o := range append(slices.Clone(out.Elsewhere), have...) {
+		if !seen[key(o)] {
+			seen[key(o)] = true
+			all = append(all, o)
+		}
+	}
+	slices.SortStableFunc(all, func(a, b history.Occurrence) int { return b.CreatedAt.Compare(a.CreatedAt) })
+	all = all[:min(len(all), maxElsewhere)]
+	body, err := json.Marshal(all)
+	if err != nil {
+		return fmt.Errorf("encode occurrences: %w", err)
+	}
+	return w.st.PutCacheEntry(ctx, store.CacheEntry{Key: elsewhereKey(repoID, workflowID), Body: body})
+}
+
 // save stores the occurrences the diagnosis computed, its classes, and the
 // diagnosis itself with its publish job (one transaction for those two).
 func (w *Worker) save(ctx context.Context, a jobs.DiagnoseArgs, p *runPayload, out *diagnosis.Outcome) (int64, error) {
 	if err := w.saveOccurrences(ctx, a.RepositoryID, p.Workflow.ID, out); err != nil {
+		return 0, err
+	}
+	if err := w.saveElsewhere(ctx, a.RepositoryID, p.Workflow.ID, out); err != nil {
 		return 0, err
 	}
 	if err := w.saveClasses(ctx, a.RepositoryID, p, out); err != nil {

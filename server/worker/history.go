@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/polylane/polylane/analysis/gha"
+	"github.com/polylane/polylane/analysis/history"
 
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/store"
@@ -36,9 +37,16 @@ type syncState struct {
 //     stored, and older pages follow only while none of a page's runs were
 //     known (a gap).
 //
-// The trigger run, from the delivery, is always part of the result.
+// The trigger run, from the delivery, is always part of the result. For a
+// pull-request run the listing is of every branch (one listing, cached like
+// a branch's): the diagnosis compares the run with the base branch and the
+// other pull requests over the same span of time.
 func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, workflowID int64, trigger gha.Run, window int) ([]gha.Run, error) {
-	key := fmt.Sprintf("runs:%d:%d:%s", repoID, workflowID, trigger.HeadBranch)
+	branch := historyBranch(trigger)
+	key := fmt.Sprintf("runs:%d:%d:%s", repoID, workflowID, branch)
+	if branch == "" {
+		key = fmt.Sprintf("runs:%d:%d:*", repoID, workflowID)
+	}
 	var state syncState
 	entry, err := w.st.GetCacheEntry(ctx, key)
 	switch {
@@ -47,7 +55,7 @@ func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, work
 	case !isNotFound(err):
 		return nil, err
 	}
-	known, err := w.storedRunIDs(ctx, repoID, workflowID, trigger.HeadBranch)
+	known, err := w.storedRunIDs(ctx, repoID, workflowID, branch)
 	if err != nil {
 		return nil, err
 	}
@@ -58,7 +66,7 @@ func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, work
 	newETag := etag
 	inWindow := 0 // listed runs that belong to the trigger's window
 	for page := 1; page > 0 && page <= maxRunPages; {
-		res, err := gh.ListRuns(ctx, ghclient.RunsQuery{WorkflowID: workflowID, Branch: trigger.HeadBranch,
+		res, err := gh.ListRuns(ctx, ghclient.RunsQuery{WorkflowID: workflowID, Branch: branch,
 			PerPage: runsPerPage, Page: page, ETag: etagFor(page, etag)})
 		if err != nil {
 			return nil, err
@@ -80,6 +88,8 @@ func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, work
 			next = 0 // reached runs already stored: no gap
 		case !state.Backfilled && inWindow >= window:
 			next = 0 // the window is full
+		case !state.Backfilled && branch == "" && pastLookback(res.Runs, trigger):
+			next = 0 // older than the span a pull request is compared over
 		}
 		page = next
 	}
@@ -93,12 +103,33 @@ func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, work
 	return w.loadRuns(ctx, repoID, workflowID, trigger, window)
 }
 
+// historyBranch is the branch whose runs are listed for the trigger: its
+// own, or "" (every branch) for a pull-request run.
+func historyBranch(trigger gha.Run) string {
+	if history.IsPullRequestRun(trigger) {
+		return ""
+	}
+	return trigger.HeadBranch
+}
+
+// pastLookback reports whether a page (newest first) reaches back beyond
+// the span a pull-request run is compared over.
+func pastLookback(runs []gha.Run, trigger gha.Run) bool {
+	return len(runs) > 0 && runs[len(runs)-1].CreatedAt.Before(trigger.CreatedAt.Add(-history.PullRequestLookback))
+}
+
 // windowMembers counts the runs that may fall in the trigger's window:
 // completed, of the same event group and head repository, not newer than
-// the trigger.
+// the trigger; for a pull-request run, any completed run up to it.
 func windowMembers(runs []gha.Run, trigger gha.Run) int {
 	n := 0
 	for _, r := range runs {
+		if historyBranch(trigger) == "" {
+			if r.Completed() && !r.CreatedAt.After(trigger.CreatedAt) {
+				n++
+			}
+			continue
+		}
 		if r.Completed() && pullRequestEvent(r.Event) == pullRequestEvent(trigger.Event) && gha.SameHeadRepository(r, trigger) &&
 			!r.CreatedAt.After(trigger.CreatedAt) {
 			n++
@@ -185,7 +216,7 @@ func runRecord(repoID int64, r gha.Run) (store.WorkflowRun, error) {
 // (the newest runs, enough for the window).
 func (w *Worker) loadRuns(ctx context.Context, repoID, workflowID int64, trigger gha.Run, window int) ([]gha.Run, error) {
 	var out []gha.Run
-	q := store.RunQuery{RepositoryID: repoID, WorkflowID: workflowID, Branch: trigger.HeadBranch, Limit: 500}
+	q := store.RunQuery{RepositoryID: repoID, WorkflowID: workflowID, Branch: historyBranch(trigger), Limit: 500}
 	for len(out) < storedRunsCap {
 		page, err := w.st.ListRuns(ctx, q)
 		if err != nil {

@@ -1,0 +1,70 @@
+package diagnosis
+
+// causeScenarios check that a class is a cause: two wordings of one rate
+// limit, one timeout that names a different tarball in every run, and an
+// aggregate job that fails because the job it needs failed.
+var causeScenarios = []genScenario{
+	{name: "two-wordings-one-cause", workflow: "Images", steps: []string{"Build image"},
+		history: "..D...E..X...D..E",
+		failures: map[byte]genFailure{
+			'D': {step: "Build image", exit: 1, output: []string{
+				"#5 [internal] load metadata for docker.io/library/node:20-alpine",
+				"ERROR: failed to solve: node:20-alpine: failed to copy: httpReadSeeker: failed open: unexpected status code https://registry-1.docker.io/v2/library/node/manifests/sha256:8e1b4c0d2f36a5e7c9b1d3f5a7c9e1b3d5f7a9c1e3b5d7f9a1c3e5b7d9f1a3c5: 429 Too Many Requests - Server message: toomanyrequests: You have reached your pull rate limit."}},
+			'E': {step: "Build image", exit: 1, output: []string{
+				"#5 [internal] load metadata for docker.io/library/node:20-alpine",
+				"ERROR: failed to solve: node:20-alpine: failed to resolve source metadata for docker.io/library/node:20-alpine: failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://auth.docker.io/token?scope=repository%3Alibrary%2Fnode%3Apull&service=registry.docker.io: 429 Too Many Requests"}},
+			'X': {step: "Build image", exit: 1, output: []string{
+				"#9 [build 4/6] RUN npm run build",
+				"#9 ERROR: process \"/bin/sh -c npm run build\" did not complete successfully: exit code: 2",
+				"ERROR: failed to solve: process \"/bin/sh -c npm run build\" did not complete successfully: exit code: 2"}},
+		},
+		expect: map[string]any{"trigger_step": "Build image", "window": map[string]int{"runs": 17, "failed": 5},
+			"trigger_cluster_count": 4, "clusters_in_trigger_step": 2, "verdict": "flaky", "first_bad_sha": nil,
+			"cause_line_contains": "429 Too Many Requests", "pattern": "intermittent"}},
+	{name: "url-variant", workflow: "Web", steps: []string{"Install packages"},
+		history: "..U....V..W...U.V",
+		failures: map[byte]genFailure{
+			'U': yarnTimeout("@babel/core/-/core-7.24.0.tgz"),
+			'V': yarnTimeout("typescript/-/typescript-5.4.2.tgz"),
+			'W': yarnTimeout("@types/node/-/node-20.11.30.tgz"),
+		},
+		expect: map[string]any{"trigger_step": "Install packages", "window": map[string]int{"runs": 17, "failed": 5},
+			"trigger_cluster_count": 5, "clusters_in_trigger_step": 1, "verdict": "flaky", "first_bad_sha": nil,
+			"cause_line_contains": "ESOCKETTIMEDOUT", "pattern": "intermittent"}},
+	{name: "gate-job", workflow: "CI", steps: goSteps, gate: "all-green",
+		history:  "..G....A..G...G",
+		failures: map[byte]genFailure{'A': searchFlake},
+		repo: map[string]string{".github/workflows/ci.yml": `name: CI
+on: [push, pull_request]
+jobs:
+  build:
+    runs-on: ubuntu-latest
+    steps:
+      - uses: actions/checkout@v4
+      - name: Download modules
+        run: make deps
+      - name: Build
+        run: make build
+      - name: Unit tests
+        run: make test
+  all-green:
+    needs: [build]
+    if: always()
+    runs-on: ubuntu-latest
+    steps:
+      - name: Check results
+        run: test "${{ needs.build.result }}" = success
+`},
+		expect: map[string]any{"trigger_step": "Unit tests", "window": map[string]int{"runs": 15, "failed": 4},
+			"trigger_cluster_count": 4, "clusters_in_trigger_step": 1, "verdict": "flaky", "first_bad_sha": nil,
+			"cause_line_contains": "TestSearchSuggestions", "pattern": "intermittent"}},
+}
+
+// yarnTimeout is yarn giving up on one tarball of the registry.
+func yarnTimeout(tarball string) genFailure {
+	return genFailure{step: "Install packages", exit: 1, output: []string{
+		"[2/4] Fetching packages...",
+		"info There appears to be trouble with your network connection. Retrying...",
+		`error An unexpected error occurred: "https://registry.yarnpkg.com/` + tarball + `: ESOCKETTIMEDOUT".`,
+		"info Visit https://yarnpkg.com/en/docs/cli/install for documentation about this command."}}
+}
