@@ -26,6 +26,7 @@ const (
 	factWindow       = "window"
 	factClasses      = "classes"
 	factVerdict      = "verdict"
+	factPR           = "pull-request classification"
 	factMechRight    = "mechanism right"
 	factMechWrong    = "mechanism wrong"
 	factMechUnknown  = "mechanism unknown"
@@ -39,7 +40,7 @@ const (
 	factCIOnly       = "ci_only"
 )
 
-var factOrder = []string{factStep, factCause, factWindow, factClasses, factVerdict, factMechRight, factMechWrong,
+var factOrder = []string{factStep, factCause, factWindow, factClasses, factVerdict, factPR, factMechRight, factMechWrong,
 	factMechUnknown, factProducerFile, factProducerLine, factPatchWhere, factNoPatch, factPatchFiles, factPatchLike,
 	factPatchApplies, factCIOnly}
 
@@ -206,6 +207,9 @@ func scoreReal(t *testing.T, d *Diagnosis, s *scenario.Scenario) map[string]scor
 	}
 	if e.Verdict != nil {
 		set(factVerdict, d.Verdict.Kind == *e.Verdict)
+	}
+	if e.PRClassification != nil {
+		set(factPR, d.PullRequest != nil && d.PullRequest.Classification == *e.PRClassification)
 	}
 	if e.Mechanism != nil || len(e.MechanismAny) > 0 {
 		got := string(d.Chain.Mechanism.Category)
