@@ -130,6 +130,12 @@ func classifyLine(in ruleInput) feature {
 		f.class, f.score = clsError, clsError.baseScore()
 		return f
 	}
+	if kw == 0 && bytes.HasPrefix(ltt, []byte("npm err!")) && npmClass(ltt) == clsGeneric {
+		// npm's report that a script it ran failed, and its pointer to
+		// the debug log; the script's own output is above it
+		f.class, f.score = clsGeneric, clsGeneric.baseScore()
+		return f
+	}
 	if kw == 0 && f.flags&fHeader == 0 {
 		switch {
 		case f.flags&fDiag == 0 || in.kind != KindPlain:
