@@ -338,11 +338,15 @@ func (z *localizer) noteExit(n int, text []byte, kind Kind, f feature, span int)
 }
 
 // tail returns up to k recent non-blank, non-command lines from the ring.
+// Wrappers and pointers (clsGeneric: "npm ERR! Failed at the … script",
+// "A complete log of this run can be found in:") are passed over, so that the
+// lines before an exit line are those the failing command printed, however
+// long the closing report of the tool that ran it.
 func (z *localizer) tail(k int) []storedLine {
 	var out []storedLine
 	for i := 0; i < ringSize && i < z.count && len(out) < k; i++ {
 		r := &z.ring[(z.count-1-i)%ringSize]
-		if r.feat.flags&(fBlank|fCommand|fNoise) != 0 {
+		if r.feat.flags&(fBlank|fCommand|fNoise) != 0 || r.feat.class == clsGeneric {
 			continue
 		}
 		out = append(out, storedLine{n: r.n, text: string(r.buf), feat: r.feat, inBase: r.inBase, span: r.span})

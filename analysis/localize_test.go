@@ -32,6 +32,9 @@ func TestLocalizeStructure(t *testing.T) {
 		{"pip-retries.log", "Retrying (Retry(total=0", []string{"Could not find a version that satisfies the requirement urllib3"}, nil},
 		// no retries before it: a package that does not exist is the cause
 		{"pip-missing.log", "No matching distribution found for reqeusts-oauth", nil, []string{"Retrying"}},
+		// npm's report of a failed script and its pointers to the debug log
+		// are passed over: the script's own last line is the cause
+		{"npm-lifecycle.log", "Style differences found in the file above", []string{"src/styles/cart.css"}, nil},
 	}
 	for _, tc := range tests {
 		t.Run(tc.log, func(t *testing.T) {

@@ -1,6 +1,10 @@
 package analysis
 
-import "bytes"
+import (
+	"bytes"
+
+	"github.com/polylane/polylane/analysis/internal/ruletrace"
+)
 
 // lineClass is what the ordered rules say a line is. Specific causes rank
 // above generic wrappers.
@@ -118,8 +122,18 @@ func classifyLine(in ruleInput) feature {
 	}
 	kw, found := vocabScore(ltt)
 	f.found = found
+	if sanitizerReport(ltt) {
+		f.class, f.score = clsException, sanitizerScore
+		return f
+	}
 	if found.has(kwTreated) || werrorFailure(ltt, found) {
 		f.class, f.score = clsError, clsError.baseScore()
+		return f
+	}
+	if kw == 0 && bytes.HasPrefix(ltt, []byte("npm err!")) && npmClass(ltt) == clsGeneric {
+		// npm's report that a script it ran failed, and its pointer to
+		// the debug log; the script's own output is above it
+		f.class, f.score = clsGeneric, clsGeneric.baseScore()
 		return f
 	}
 	if kw == 0 && f.flags&fHeader == 0 {
@@ -150,6 +164,39 @@ func classifyLine(in ruleInput) feature {
 	}
 	f.score = adjust(f.score, f.class, tt, ltt, &f)
 	return f
+}
+
+// sanitizerScore is the strength of a sanitizer's report: above every
+// diagnostic with a position, since the runtime stops the process after it.
+const sanitizerScore = 96
+
+// sanitizerReport recognises the lines in which a sanitizer runtime states
+// what it caught. Clang's documentation gives their forms: AddressSanitizer
+// "==9442==ERROR: AddressSanitizer: heap-use-after-free on address …" and
+// "SUMMARY: AddressSanitizer: heap-use-after-free …", after which the process
+// aborts (clang.llvm.org/docs/AddressSanitizer.html); LeakSanitizer and
+// MemorySanitizer use the same "ERROR:" and "SUMMARY:" lines
+// (LeakSanitizer.html, MemorySanitizer.html); ThreadSanitizer reports
+// "WARNING: ThreadSanitizer: data race (pid=9337)", a finding that fails the
+// run with exit code 66 (ThreadSanitizer.html), and UndefinedBehaviorSanitizer
+// "SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior …"
+// (UndefinedBehaviorSanitizer.html). A prefix added by whoever prints the
+// report ("= ==16563==ERROR: …") does not matter.
+func sanitizerReport(ltt []byte) bool {
+	i := bytes.Index(ltt, []byte("sanitizer: "))
+	if i < 0 {
+		return false
+	}
+	j := i
+	for j > 0 && isLetter(ltt[j-1]) {
+		j--
+	}
+	if j == i {
+		return false
+	}
+	head := bytes.TrimRight(ltt[:j], " ")
+	return (bytes.HasSuffix(head, []byte("error:")) || bytes.HasSuffix(head, []byte("summary:")) || bytes.HasSuffix(head, []byte("warning:"))) &&
+		ruletrace.Allow("sanitizer report")
 }
 
 // werrorFailure reports whether a line says that -Werror failed the build.

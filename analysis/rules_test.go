@@ -107,3 +107,26 @@ func TestVocabularySkipsNames(t *testing.T) {
 		}
 	}
 }
+
+// A sanitizer's report is the runtime's statement of why the process
+// stopped: it outranks a positioned line worded with failure vocabulary,
+// such as a skipped test's reason.
+func TestSanitizerReportOutranksPositionedLines(t *testing.T) {
+	skip := classifyText("test/functional/eval/let_spec.lua:64: fails on unix CI", KindPlain)
+	for _, text := range []string{
+		"= ==16563==ERROR: AddressSanitizer: SEGV on unknown address 0x000001d548d0 (pc 0x000000455084 T0)",
+		"==9442== ERROR: AddressSanitizer: heap-use-after-free on address 0x614000000044",
+		"SUMMARY: AddressSanitizer: heap-use-after-free a.cc:5 in main",
+		"WARNING: ThreadSanitizer: data race (pid=9337)",
+		"SUMMARY: UndefinedBehaviorSanitizer: undefined-behavior a.cc:3:5 in",
+	} {
+		f := classifyText(text, KindPlain)
+		if f.class != clsException || f.score <= skip.score {
+			t.Errorf("%q: class %v score %d; want an exception above %d", text, f.class, f.score, skip.score)
+		}
+	}
+	// the word alone is not a report
+	if f := classifyText("Building with -fsanitize=address: AddressSanitizer: enabled", KindPlain); f.class == clsException {
+		t.Errorf("a build setting classified as a sanitizer report: %v %d", f.class, f.score)
+	}
+}
