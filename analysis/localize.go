@@ -120,6 +120,7 @@ func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int
 		z.summary = n
 	}
 	z.noteRetry(n, f)
+	z.noteTolerated(n, text)
 	if f.found.has(kwExitCode) || f.found.has(kwExitedWith) || f.found.has(kwExitStatus) || kind == KindError || f.found.has(kwFail) {
 		z.noteExit(n, text, kind, f, span)
 	}
@@ -263,6 +264,25 @@ func (z *localizer) noteRetry(n int, f feature) {
 		return
 	}
 	b.retried = true
+}
+
+// noteTolerated marks the latest block as recovered from when the shell's
+// trace shows the `|| true` (or `|| :`) that swallowed its command's
+// failure: bash's xtrace prints each command it runs, so "+ true" right
+// after an error is that fallback running (bash(1), "set -x"), and a
+// script under `bash -e` went on past it. A later error is the cause.
+func (z *localizer) noteTolerated(n int, text []byte) {
+	b := z.open
+	if b == nil && len(z.blocks) > 0 {
+		b = z.blocks[len(z.blocks)-1]
+	}
+	if b == nil || n <= b.last || n-b.last > retryReach {
+		return
+	}
+	t := bytes.TrimSpace(text)
+	if bytes.Equal(t, []byte("+ true")) || bytes.Equal(t, []byte("+ :")) {
+		b.retried = true
+	}
 }
 
 // retryWords mark a notice that the tool will try again.
