@@ -85,6 +85,9 @@ type localizer struct {
 	marked   map[uint64]int // failures marked with a cross in a progress listing -> line
 	tests    testTracker
 	base     *Baseline
+	// npmRelay is set from npm's "npm ERR! command failed" while the lines
+	// after it keep npm's prefix: they relay the failed script's output.
+	npmRelay bool
 }
 
 func newLocalizer(base *Baseline) *localizer {
@@ -94,7 +97,8 @@ func newLocalizer(base *Baseline) *localizer {
 // observe feeds one cleaned line to the localiser.
 func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int) {
 	z.lc = lowerASCII(z.lc[:0], text)
-	f := classifyLine(ruleInput{text: text, lc: z.lc, kind: kind, header: header})
+	z.npmRelay = npmRelayStart(z.lc) || z.npmRelay && bytes.HasPrefix(bytes.TrimLeft(z.lc, " \t"), []byte("npm err! "))
+	f := classifyLine(ruleInput{text: text, lc: z.lc, kind: kind, header: header, npmRelay: z.npmRelay})
 	if len(z.marked) > 0 && f.score < anchorScore && f.flags&(fBlank|fCommand|fNoise) == 0 {
 		if _, ok := z.marked[restateKey(string(bytes.TrimLeft(text, " \t")))]; ok {
 			f.class, f.score = clsTest, clsTest.baseScore() // restates a marked failure

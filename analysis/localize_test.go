@@ -35,6 +35,9 @@ func TestLocalizeStructure(t *testing.T) {
 		// npm's report of a failed script and its pointers to the debug log
 		// are passed over: the script's own last line is the cause
 		{"npm-lifecycle.log", "Style differences found in the file above", []string{"src/styles/cart.css"}, nil},
+		// npm 7+ relays a failed install script's output under "npm ERR!":
+		// the relayed traceback's exception is the cause
+		{"npm-relay.log", "ModuleNotFoundError: No module named 'distutils'", nil, nil},
 		// an error the script swallowed with `|| true` (xtrace prints "+ true"):
 		// the test failure at the end is the cause
 		{"tolerated-error.log", "2 jobs left after close", nil, []string{"No such image"}},

@@ -90,6 +90,9 @@ type ruleInput struct {
 	lc     []byte // lower-cased text
 	kind   Kind
 	header bool // inside a step header group
+	// npmRelay marks a line of a failed script's output that npm relays
+	// (see npmRelayed).
+	npmRelay bool
 }
 
 // classifyLine runs the ordered rules on one line.
@@ -128,6 +131,9 @@ func classifyLine(in ruleInput) feature {
 	}
 	if found.has(kwTreated) || werrorFailure(ltt, found) {
 		f.class, f.score = clsError, clsError.baseScore()
+		return f
+	}
+	if f, ok := npmRelayed(in, tt, ltt); ok {
 		return f
 	}
 	if kw == 0 && bytes.HasPrefix(ltt, []byte("npm err!")) && npmClass(ltt) == clsGeneric {
@@ -340,6 +346,35 @@ func isWarning(l []byte) bool {
 // softeners mark errors that the tool itself recovers from.
 var softeners = []string{"retrying", "will retry", "retry in", "trying again", "running it again", "rerun", "back off", "backing off", "ignored", "ignoring", "(ignored)", "non-fatal", "nonfatal", "skipping", "continuing",
 	"installing it now", "creating it", "will be created", "falling back", "using default"}
+
+// npmRelayed classifies the output of a failed lifecycle script that npm
+// relays under its "npm ERR! " prefix (npm 7 and later print the script's
+// output there after "npm ERR! command failed"): a traceback's exception, a
+// compiler diagnostic or a test failure inside it is the script's own
+// statement, as it would be without the prefix. Other relayed lines keep
+// npm's classification.
+func npmRelayed(in ruleInput, tt, ltt []byte) (feature, bool) {
+	const prefix = "npm err! "
+	if !in.npmRelay || !bytes.HasPrefix(ltt, []byte(prefix)) || npmClass(ltt) != clsGeneric || len(tt) <= len(prefix) {
+		return feature{}, false
+	}
+	body := tt[len(prefix):]
+	if len(bytes.TrimSpace(body)) == 0 {
+		return feature{}, false
+	}
+	f := classifyLine(ruleInput{text: body, lc: ltt[len(prefix):], kind: in.kind})
+	switch f.class {
+	case clsException, clsCompiler, clsTest:
+		return f, true
+	}
+	return feature{}, false
+}
+
+// npmRelayStart reports npm's "npm ERR! command failed", after which npm 7
+// and later relay the failed script's output under its prefix.
+func npmRelayStart(lc []byte) bool {
+	return bytes.HasPrefix(bytes.TrimLeft(lc, " \t"), []byte("npm err! command failed"))
+}
 
 // npmClass classifies "npm ERR!" lines: the error code and the network or
 // registry detail are causes, the rest wraps a failed script.
