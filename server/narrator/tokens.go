@@ -39,7 +39,9 @@ var slashWords = map[string]bool{
 var abbreviations = map[string]bool{"e.g": true, "i.e": true, "etc": true, "vs": true, "a.k.a": true, "cf": true}
 
 // trimURL drops the punctuation that ends a sentence after a URL.
-func trimURL(u string) string { return strings.TrimRight(u, ".,;:!?") }
+// A URL that a quote clipped ends in "…"; what is left of it is checked as
+// the beginning of a URL of the diagnosis.
+func trimURL(u string) string { return strings.TrimRight(u, ".,;:!?…") }
 
 // pathTokens returns the tokens of s that look like file paths, host names
 // or dotted identifiers: they hold a "/" between names, end in ".ext", or

@@ -31,6 +31,7 @@ func TestValidateWordingAccepts(t *testing.T) {
 		{"category literal and plain step quoting", Wording{
 			"Step \"Provision test cluster\" failed 4 times in 60 runs: a rollout-race.", "The fix edits Taskfile.yml."}},
 		{"host of a URL", Wording{groundedSummary, groundedWhy + " The run is on github.com/orbit-labs/skyline."}},
+		{"a URL a quote clipped", Wording{groundedSummary, groundedWhy + " See https://github.com/orbit-labs/skyline/actions/runs/73001…"}},
 		{"thousands separators and dates", Wording{
 			groundedSummary + " The window ran from 2026-09-01 to 2026-09-29.", groundedWhy + " Run 7,300,112,233 failed."}},
 	}
@@ -60,6 +61,7 @@ func TestValidateWordingRejects(t *testing.T) {
 		{name: "unknown run id", why: " Run 7300112234 failed too.", want: `number "7300112234"`},
 		{name: "unknown commit", why: " It started at 4f1c2b9.", want: `commit or id "4f1c2b9"`},
 		{name: "unknown URL", why: " Read https://evil.example.com/x for details.", want: `URL "https://evil.example.com/x"`},
+		{name: "unknown clipped URL", why: " Read https://evil.example.com/x…", want: `URL "https://evil.example.com/x"`},
 		{name: "link to unknown URL", why: " [Details](https://evil.example.com/x).", want: "link to"},
 		{name: "mention", why: " Ping @octocat about it.", want: `mention "@octocat"`},
 		{name: "team mention", why: " cc @orbit-labs/sre", want: `mention "@orbit-labs/sre"`},
