@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -46,6 +47,10 @@ type Options struct {
 	ClientID, ClientSecret string
 	// OAuthUser is the user /login/oauth/authorize signs in; default "octocat".
 	OAuthUser string
+	// Permissions are the repository permissions each installation holds
+	// (default DefaultPermissions); endpoints refuse what they do not cover
+	// as GitHub does. SetInstallationPermissions changes one installation's.
+	Permissions map[string]string
 	// RateLimit is the primary limit per installation, user and app; default 5000.
 	RateLimit int
 	// TokenTTL is the lifetime of installation tokens; default 1 hour.
@@ -202,6 +207,9 @@ func defaults(o *Options) error {
 	}
 	if o.RateLimit <= 0 {
 		o.RateLimit = 5000
+	}
+	if o.Permissions == nil {
+		o.Permissions = maps.Clone(DefaultPermissions)
 	}
 	if o.TokenTTL <= 0 {
 		o.TokenTTL = time.Hour
