@@ -62,7 +62,7 @@ type Client struct {
 	now     func() time.Time
 
 	mu       sync.Mutex
-	installs map[int64]*github.Client
+	installs map[int64]*install
 	bot      string
 	byToken  *github.Client // set when the client authenticates with Config.Token
 }
@@ -111,7 +111,7 @@ func New(cfg Config) (*Client, error) {
 	}
 	atr.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/")
 	c := &Client{cfg: cfg, metrics: cfg.Metrics, base: base, atr: atr, now: cfg.Now,
-		installs: map[int64]*github.Client{},
+		installs: map[int64]*install{},
 		plain: &http.Client{Timeout: cfg.Timeout,
 			Transport: &countingTransport{base: cfg.Transport, kind: KindBlob, metrics: cfg.Metrics}},
 	}
@@ -134,19 +134,26 @@ func (c *Client) newGitHub(rt http.RoundTripper) (*github.Client, error) {
 	return gh, nil
 }
 
+// install is the cached client of one installation and the transport
+// that holds its token (and the permissions the token was issued with).
+type install struct {
+	gh  *github.Client
+	itr *ghinstallation.Transport
+}
+
 // installation returns the cached client of an installation: its token is
 // exchanged on first use and reused until it nears expiry.
-func (c *Client) installation(id int64) (*github.Client, error) {
+func (c *Client) installation(id int64) (*install, error) {
 	if c.byToken != nil {
-		return c.byToken, nil
+		return &install{gh: c.byToken}, nil
 	}
 	if id <= 0 {
 		return nil, fmt.Errorf("github client: installation id %d is not valid", id)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gh, ok := c.installs[id]; ok {
-		return gh, nil
+	if in, ok := c.installs[id]; ok {
+		return in, nil
 	}
 	itr := ghinstallation.NewFromAppsTransport(c.atr, id)
 	itr.BaseURL = c.atr.BaseURL
@@ -154,8 +161,45 @@ func (c *Client) installation(id int64) (*github.Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c.installs[id] = gh
-	return gh, nil
+	in := &install{gh: gh, itr: itr}
+	c.installs[id] = in
+	return in, nil
+}
+
+// ForgetInstallation drops an installation's cached token, so that the next
+// call mints one with the installation's current permissions (after an
+// admin accepted new ones, GitHub's new_permissions_accepted).
+func (c *Client) ForgetInstallation(id int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.installs, id)
+}
+
+// Granted returns the level ("read", "write", "admin", or "" when not
+// granted) of one permission in the installation token in use; known is
+// false before the first token of the repository's installation is minted,
+// for a client with a plain token, and for a permission not listed here.
+func (r *Repo) Granted(permission string) (level string, known bool) {
+	if r == nil || r.itr == nil {
+		return "", false
+	}
+	p, err := r.itr.Permissions()
+	if err != nil {
+		return "", false
+	}
+	switch permission {
+	case "workflows":
+		return p.GetWorkflows(), true
+	case "actions":
+		return p.GetActions(), true
+	case "contents":
+		return p.GetContents(), true
+	case "pull_requests":
+		return p.GetPullRequests(), true
+	case "issues":
+		return p.GetIssues(), true
+	}
+	return "", false
 }
 
 // Repo returns a handle on one repository ("owner/name") through an
@@ -165,11 +209,11 @@ func (c *Client) Repo(installationID int64, fullName string) (*Repo, error) {
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
 		return nil, fmt.Errorf("github client: %q is not owner/name", fullName)
 	}
-	gh, err := c.installation(installationID)
+	in, err := c.installation(installationID)
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{c: c, gh: gh, owner: owner, name: name}, nil
+	return &Repo{c: c, gh: in.gh, itr: in.itr, owner: owner, name: name}, nil
 }
 
 // BotLogin returns the login of the app's bot user, "<slug>[bot]", asking
@@ -204,10 +248,30 @@ func (c *Client) BotLogin(ctx context.Context) (string, error) {
 	return bot, nil
 }
 
+// InstallationURL returns the installation's settings page on GitHub (its
+// html_url), where an owner reviews and accepts the app's permissions.
+func (c *Client) InstallationURL(ctx context.Context, id int64) (string, error) {
+	if c.byToken != nil {
+		return "", errors.New("get the installation: a client with a token has no app")
+	}
+	var inst *github.Installation
+	err := c.do(ctx, fmt.Sprintf("get installation %d", id), idempotent, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		inst, resp, err = c.app.Apps.GetInstallation(ctx, id)
+		return resp, err
+	})
+	if err != nil {
+		return "", err
+	}
+	return inst.GetHTMLURL(), nil
+}
+
 // Repo is one repository seen through an installation.
 type Repo struct {
 	c           *Client
 	gh          *github.Client
+	itr         *ghinstallation.Transport // nil for a client with a plain token
 	owner, name string
 }
 
@@ -219,7 +283,7 @@ func (r *Repo) Owner() string { return r.owner }
 
 // newTokenClient builds a client that sends cfg.Token with every request.
 func newTokenClient(cfg Config, base *url.URL, counted http.RoundTripper) (*Client, error) {
-	c := &Client{cfg: cfg, metrics: cfg.Metrics, base: base, now: cfg.Now, installs: map[int64]*github.Client{},
+	c := &Client{cfg: cfg, metrics: cfg.Metrics, base: base, now: cfg.Now, installs: map[int64]*install{},
 		plain: &http.Client{Timeout: cfg.Timeout,
 			Transport: &countingTransport{base: cfg.Transport, kind: KindBlob, metrics: cfg.Metrics}},
 	}

@@ -58,7 +58,11 @@ type APIError struct {
 	Op      string
 	Status  int
 	Message string
-	kind    error
+	// Accepted is GitHub's X-Accepted-GitHub-Permissions header: the
+	// permissions that would have been accepted, alternatives separated by
+	// ";" (e.g. "actions=write"), on a refusal for a missing permission.
+	Accepted string
+	kind     error
 }
 
 func (e *APIError) Error() string {
@@ -168,7 +172,9 @@ func isTimeout(err error) bool {
 func typed(op string, err error) error {
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil {
-		return statusError(op, er.Response.StatusCode, er.Message)
+		e := statusError(op, er.Response.StatusCode, er.Message)
+		e.Accepted = er.Response.Header.Get("X-Accepted-GitHub-Permissions")
+		return e
 	}
 	var tokenErr *ghinstallation.HTTPError
 	if errors.As(err, &tokenErr) && tokenErr.Response != nil {
@@ -181,7 +187,7 @@ func typed(op string, err error) error {
 }
 
 // statusError builds the APIError of a status.
-func statusError(op string, status int, msg string) error {
+func statusError(op string, status int, msg string) *APIError {
 	e := &APIError{Op: op, Status: status, Message: msg}
 	switch status {
 	case http.StatusNotFound:
@@ -196,4 +202,27 @@ func statusError(op string, status int, msg string) error {
 		e.kind = ErrNotFound
 	}
 	return e
+}
+
+// AlreadyExists reports a 422 whose message says the object already
+// exists, as GitHub answers a second "create a reference" ("Reference
+// already exists"). Other 422s on the same call mean something else
+// ("Reference update failed", "Object does not exist").
+func AlreadyExists(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusUnprocessableEntity &&
+		strings.Contains(strings.ToLower(ae.Message), "already exists")
+}
+
+// MissingPermission returns the permission GitHub named as needed when it
+// refused a call with 403 (its X-Accepted-GitHub-Permissions header, e.g.
+// "actions=write"), and whether err is such a refusal. The name is "" when
+// GitHub named none.
+func MissingPermission(err error) (string, bool) {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusForbidden ||
+		ae.Accepted == "" && !strings.EqualFold(ae.Message, "Resource not accessible by integration") {
+		return "", false
+	}
+	return ae.Accepted, true
 }

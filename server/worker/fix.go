@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/polylane/polylane/server/jobs"
 
@@ -80,6 +81,11 @@ func (w *Worker) fixPull(ctx context.Context, a jobs.FixArgs) (fixResult, error)
 		return fixResult{closed: ended}, nil
 	}
 	head, notApplied, err := w.fixCommit(ctx, pub, a, branch)
+	if errors.Is(err, errWorkflowsRefused) {
+		zerolog.Ctx(ctx).Warn().Err(err).Str("class", a.ClassID).Msg("fix pull request withheld: GitHub refused the workflow change")
+		pub.noWorkflows = true
+		return fixResult{withheld: report.WithheldWorkflowsPermission}, nil
+	}
 	if err != nil || notApplied != "" {
 		return fixResult{notApplied: notApplied}, err
 	}
@@ -205,12 +211,38 @@ func (w *Worker) fixBranch(ctx context.Context, pub *published, a jobs.FixArgs, 
 	}
 	if branchSHA == "" {
 		err = gh.CreateBranch(ctx, branch, commit)
-		if !errors.Is(err, ghclient.ErrUnprocessable) {
-			return commit, err
+		if !ghclient.AlreadyExists(err) {
+			return commit, refWriteError(pub, err)
 		}
-		// Created meanwhile (a lost response): move it instead.
+		// Created meanwhile (a lost response): move it instead. Only
+		// GitHub's "Reference already exists" means that; any other 422
+		// is a refusal that moving would hide.
 	}
-	return commit, gh.MoveBranch(ctx, branch, commit, true)
+	return commit, refWriteError(pub, gh.MoveBranch(ctx, branch, commit, true))
+}
+
+// errWorkflowsRefused: GitHub refused the fix branch because the patch
+// changes a workflow and the installation lacks workflows: write.
+var errWorkflowsRefused = errors.New("GitHub refused the fix branch: the app lacks the workflows: write permission a workflow change needs")
+
+// refWriteError reads a refused branch write. A 403 for a patch that
+// changes a workflow is GitHub's workflows refusal (it names
+// "contents=write,workflows=write" among the accepted permissions, or
+// nothing at all: mkb79/Audible#882); a 422 other than "already exists" is
+// permanent ("Reference update failed", "Object does not exist"), so the
+// job ends at once with GitHub's message rather than retrying.
+func refWriteError(pub *published, err error) error {
+	if err == nil {
+		return nil
+	}
+	if accepted, refused := ghclient.MissingPermission(err); refused && len(workflowFiles(pub.doc.Patch.Diff)) > 0 &&
+		(accepted == "" || strings.Contains(accepted, "workflows")) {
+		return fmt.Errorf("%w: %w", errWorkflowsRefused, err)
+	}
+	if errors.Is(err, ghclient.ErrUnprocessable) {
+		return permanent{err}
+	}
+	return err
 }
 
 // notAppliedError says why a patch does not apply to the current files.
