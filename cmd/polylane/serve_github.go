@@ -28,7 +28,7 @@ func wireGitHubApp(ctx context.Context, env *serveEnv) error {
 	if cfg.GitHubAppID != 0 {
 		var err error
 		gh, err = ghclient.New(ghclient.Config{AppID: cfg.GitHubAppID, PrivateKey: cfg.GitHubKey,
-			BaseURL: cfg.GitHubAPIURL, Metrics: ghMetrics})
+			BaseURL: cfg.GitHubAPIURL, Metrics: ghMetrics, WriteInterval: cfg.WriteInterval})
 		if err != nil {
 			return &configError{name: cfg.source("POLYLANE_GITHUB_APP_ID"), msg: err.Error()}
 		}

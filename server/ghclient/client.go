@@ -41,6 +41,10 @@ type Config struct {
 	// Retries is how often a transient failure of an idempotent call is
 	// retried (0: 4; negative: never).
 	Retries int
+	// WriteInterval is the least time between two content-creating
+	// requests (POST, PATCH, PUT, DELETE) of one installation (0: no
+	// spacing); GitHub asks integrators for a second.
+	WriteInterval time.Duration
 	// LogLimit bounds a downloaded job log in bytes (0: 256 MiB).
 	LogLimit int64
 	// Metrics receive the request counts (nil: none).
@@ -157,7 +161,7 @@ func (c *Client) installation(id int64) (*install, error) {
 	}
 	itr := ghinstallation.NewFromAppsTransport(c.atr, id)
 	itr.BaseURL = c.atr.BaseURL
-	gh, err := c.newGitHub(itr)
+	gh, err := c.newGitHub(&installTransport{base: itr, interval: c.cfg.WriteInterval})
 	if err != nil {
 		return nil, err
 	}

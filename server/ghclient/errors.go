@@ -1,7 +1,9 @@
 package ghclient
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -96,8 +98,14 @@ func judge(err error, now time.Time) verdict {
 	case errors.As(err, &abuse):
 		return verdict{limited: true, wait: abuse.GetRetryAfter()}
 	case errors.As(err, &tokenErr):
-		if tokenErr.Response != nil && tokenErr.Response.StatusCode < 500 && tokenErr.Response.StatusCode != http.StatusTooManyRequests {
-			return verdict{} // bad credentials or a removed installation
+		resp := tokenErr.Response
+		if resp != nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests) &&
+			(resp.Header.Get("Retry-After") != "" || resp.Header.Get("X-RateLimit-Remaining") == "0" || secondaryBody(resp)) {
+			// A rate limit on minting the token: the call was never sent.
+			return verdict{limited: true, unsent: true, wait: retryAfter(resp.Header, now)}
+		}
+		if resp != nil && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests {
+			return verdict{} // bad credentials, a suspended or removed installation
 		}
 		return verdict{unsent: true, transient: true}
 	case errors.As(err, &er) && er.Response != nil:
@@ -177,10 +185,14 @@ func typed(op string, err error) error {
 		return e
 	}
 	var tokenErr *ghinstallation.HTTPError
-	if errors.As(err, &tokenErr) && tokenErr.Response != nil {
+	if errors.As(err, &tokenErr) && tokenErr.Response != nil && !judge(err, time.Now()).limited {
 		s := tokenErr.Response.StatusCode
 		if s == http.StatusNotFound || s == http.StatusUnauthorized || s == http.StatusForbidden {
-			return fmt.Errorf("%s: installation token: %w", op, &APIError{Op: op, Status: s, Message: "installation token refused", kind: ErrNoPermission})
+			msg := "installation token refused"
+			if m := bodyMessage(tokenErr.Response); m != "" {
+				msg += ": " + m // e.g. "This installation has been suspended"
+			}
+			return fmt.Errorf("%s: installation token: %w", op, &APIError{Op: op, Status: s, Message: msg, kind: ErrNoPermission})
 		}
 	}
 	return fmt.Errorf("%s: %w", op, err)
@@ -225,4 +237,26 @@ func MissingPermission(err error) (string, bool) {
 		return "", false
 	}
 	return ae.Accepted, true
+}
+
+// bodyMessage reads the "message" of a GitHub error answer, bounded and on
+// one line; "" when there is none.
+func bodyMessage(resp *http.Response) string {
+	if resp == nil || resp.Body == nil {
+		return ""
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	var e struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(b, &e) != nil {
+		return ""
+	}
+	m := strings.Join(strings.Fields(e.Message), " ")
+	if len(m) > 200 {
+		m = m[:200] + "…"
+	}
+	return m
 }

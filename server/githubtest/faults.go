@@ -60,6 +60,14 @@ type Fault struct {
 	// RetryAfter is sent as Retry-After by the 429 and 403 faults; default
 	// 60 seconds.
 	RetryAfter time.Duration
+	// NoRetryAfter leaves Retry-After out of the 429 and 403 faults, as
+	// GitHub may: "If the retry-after response header is present, you
+	// should not retry your request until after that many seconds has
+	// elapsed. … Otherwise, you should wait for at least one minute before
+	// retrying." (docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api,
+	// "Exceeding the rate limit"). The x-ratelimit-* headers of the
+	// primary limit are still sent, as GitHub sends them on every answer.
+	NoRetryAfter bool
 	// Status replaces the status of FaultServerError (default 502).
 	Status int
 	// Message replaces the error message of status faults.
@@ -170,7 +178,9 @@ func (s *Server) writeFault(w http.ResponseWriter, p principal, rule *faultRule)
 		}
 		msg = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
 		doc = docsSecondary
-		w.Header().Set("Retry-After", strconv.Itoa(int(rule.RetryAfter/time.Second)))
+		if !rule.NoRetryAfter {
+			w.Header().Set("Retry-After", strconv.Itoa(int(rule.RetryAfter/time.Second)))
+		}
 	case FaultConflict:
 		status, msg = http.StatusConflict, "Conflict"
 	case FaultValidation:

@@ -1,0 +1,84 @@
+package ghclient_test
+
+import (
+	"errors"
+	"testing"
+	"time"
+
+	"github.com/polylane/polylane/server/ghclient"
+	"github.com/polylane/polylane/server/githubtest"
+)
+
+// TestSecondaryLimitWithoutRetryAfter: a secondary limit without
+// Retry-After is waited out for about a minute, as GitHub's docs ask, not
+// until the primary window's x-ratelimit-reset (up to an hour); the
+// installation's next call is held back locally for that minute only.
+func TestSecondaryLimitWithoutRetryAfter(t *testing.T) {
+	for _, kind := range []githubtest.FaultKind{githubtest.FaultSecondaryLimit, githubtest.FaultTooManyRequests} {
+		t.Run(string(kind), func(t *testing.T) {
+			sim := startSim(t)
+			r := tinyRepoHandle(t, newClient(t, sim, nil))
+			sim.InjectFault(githubtest.Fault{Kind: kind, NoRetryAfter: true, At: 1})
+			_, err := r.GetPull(testCtx(t), tinyPR)
+			var rl *ghclient.RateLimitedError
+			if !errors.As(err, &rl) || rl.Wait < time.Minute || rl.Wait > 2*time.Minute {
+				t.Fatalf("err = %v, want a RateLimitedError of a minute or a little more", err)
+			}
+			if kind != githubtest.FaultSecondaryLimit {
+				return // go-github holds back calls only after a 403 secondary limit
+			}
+			calls := len(sim.APICalls())
+			_, err = r.GetPull(testCtx(t), tinyPR)
+			if !errors.As(err, &rl) || rl.Wait > 2*time.Minute {
+				t.Fatalf("next call: %v, want a RateLimitedError of at most about a minute", err)
+			}
+			if len(sim.APICalls()) != calls {
+				t.Errorf("the next call reached GitHub during the wait")
+			}
+		})
+	}
+}
+
+// TestTokenRateLimitIsNotARefusal: a secondary limit while minting the
+// installation token is a wait, not a missing permission that would cancel
+// the job.
+func TestTokenRateLimitIsNotARefusal(t *testing.T) {
+	sim := startSim(t)
+	r := tinyRepoHandle(t, newClient(t, sim, nil))
+	sim.InjectFault(githubtest.Fault{Kind: githubtest.FaultSecondaryLimit, Target: githubtest.KindToken, NoRetryAfter: true})
+	_, err := r.GetPull(testCtx(t), tinyPR)
+	var rl *ghclient.RateLimitedError
+	if !errors.As(err, &rl) || errors.Is(err, ghclient.ErrNoPermission) || rl.Wait < time.Minute {
+		t.Fatalf("err = %v, want a RateLimitedError of at least a minute", err)
+	}
+	if n := len(sim.APICalls()); n != 0 {
+		t.Errorf("%d API calls without a token", n)
+	}
+}
+
+// TestWritesArePaced: an installation's content-creating requests are
+// spaced by WriteInterval; its reads are not.
+func TestWritesArePaced(t *testing.T) {
+	sim := startSim(t)
+	const interval = 300 * time.Millisecond
+	r := tinyRepoHandle(t, newClient(t, sim, func(c *ghclient.Config) { c.WriteInterval = interval }))
+	ctx := testCtx(t)
+	start := time.Now()
+	for range 4 {
+		if _, err := r.GetPull(ctx, tinyPR); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(start); took >= interval {
+		t.Errorf("four reads took %s", took)
+	}
+	start = time.Now()
+	for range 3 {
+		if _, err := r.CreateComment(ctx, tinyPR, "hello"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if took := time.Since(start); took < 2*interval {
+		t.Errorf("three writes took %s, want at least %s", took, 2*interval)
+	}
+}
