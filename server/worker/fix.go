@@ -84,6 +84,7 @@ func (w *Worker) fixPull(ctx context.Context, a jobs.FixArgs) (fixResult, error)
 	if errors.Is(err, errWorkflowsRefused) {
 		zerolog.Ctx(ctx).Warn().Err(err).Str("class", a.ClassID).Msg("fix pull request withheld: GitHub refused the workflow change")
 		pub.noWorkflows = true
+		w.gh.ForgetInstallation(a.InstallationID) // a later grant reaches the next token
 		return fixResult{withheld: report.WithheldWorkflowsPermission}, nil
 	}
 	if err != nil || notApplied != "" {
