@@ -41,6 +41,10 @@ type Config struct {
 	// Retries is how often a transient failure of an idempotent call is
 	// retried (0: 4; negative: never).
 	Retries int
+	// SecondaryWait is the first wait after a secondary rate limit that
+	// comes without Retry-After (0: one minute, GitHub's advice); it
+	// doubles for each further one of the installation in a row.
+	SecondaryWait time.Duration
 	// WriteInterval is the least time between two content-creating
 	// requests (POST, PATCH, PUT, DELETE) of one installation (0: no
 	// spacing); GitHub asks integrators for a second.
@@ -99,6 +103,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Retries == 0 {
 		cfg.Retries = defaultRetries
 	}
+	if cfg.SecondaryWait <= 0 {
+		cfg.SecondaryWait = secondaryFloor
+	}
 	if cfg.LogLimit <= 0 {
 		cfg.LogLimit = 256 << 20
 	}
@@ -119,7 +126,9 @@ func New(cfg Config) (*Client, error) {
 		plain: &http.Client{Timeout: cfg.Timeout,
 			Transport: &countingTransport{base: cfg.Transport, kind: KindBlob, metrics: cfg.Metrics}},
 	}
-	if c.app, err = c.newGitHub(atr); err != nil {
+	// App calls (the app itself, installation lookups) get the same
+	// secondary-limit handling, with state of their own.
+	if c.app, err = c.newGitHub(&installTransport{base: atr, floor: cfg.SecondaryWait}); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -161,7 +170,7 @@ func (c *Client) installation(id int64) (*install, error) {
 	}
 	itr := ghinstallation.NewFromAppsTransport(c.atr, id)
 	itr.BaseURL = c.atr.BaseURL
-	gh, err := c.newGitHub(&installTransport{base: itr, interval: c.cfg.WriteInterval})
+	gh, err := c.newGitHub(&installTransport{base: itr, interval: c.cfg.WriteInterval, floor: c.cfg.SecondaryWait})
 	if err != nil {
 		return nil, err
 	}

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"unicode/utf8"
 
 	"github.com/google/go-github/v66/github"
@@ -190,6 +191,17 @@ func (r *Repo) MoveBranch(ctx context.Context, branch, sha string, force bool) e
 		_, resp, err := r.gh.Git.UpdateRef(ctx, r.owner, r.name, ref, force)
 		return resp, err
 	})
+}
+
+// DeleteBranch deletes a branch; one already gone is not an error.
+func (r *Repo) DeleteBranch(ctx context.Context, branch string) error {
+	err := r.c.do(ctx, "delete branch "+branch+" of "+r.FullName(), idempotent, func(ctx context.Context) (*github.Response, error) {
+		return r.gh.Git.DeleteRef(ctx, r.owner, r.name, "refs/heads/"+branch)
+	})
+	if errors.Is(err, ErrUnprocessable) || errors.Is(err, ErrNotFound) {
+		return nil // GitHub answers 422 "Reference does not exist"
+	}
+	return err
 }
 
 // isText reports content that can go inline in a tree entry: valid UTF-8

@@ -23,7 +23,8 @@ const (
 	secondaryCap   = 16 * time.Minute
 )
 
-// installTransport carries one installation's requests. It spaces its
+// installTransport carries one installation's requests (or the app's own,
+// without spacing). It spaces its
 // content-creating requests (POST, PATCH, PUT, DELETE) by at least
 // interval, as GitHub asks ("wait at least one second between each
 // request", best practices for integrators), and it gives a secondary-limit
@@ -35,6 +36,7 @@ const (
 type installTransport struct {
 	base     http.RoundTripper
 	interval time.Duration
+	floor    time.Duration // the first secondary-limit wait without Retry-After
 
 	mu        sync.Mutex
 	nextWrite time.Time
@@ -60,7 +62,7 @@ func (t *installTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		resp.Header.Get("Retry-After") == "" && resp.Header.Get("X-RateLimit-Remaining") != "0" && secondaryBody(resp) {
 		t.mu.Lock()
 		t.strikes++
-		wait := secondaryWait(t.strikes)
+		wait := secondaryWait(t.floor, t.strikes)
 		t.mu.Unlock()
 		resp.Header.Set("Retry-After", strconv.Itoa(int(wait/time.Second)))
 	}
@@ -82,11 +84,11 @@ func (t *installTransport) pace(ctx context.Context) error {
 }
 
 // secondaryWait is the wait after the n-th secondary limit in a row
-// without Retry-After: a minute doubled n-1 times, capped, plus up to a
-// tenth more.
-func secondaryWait(n int) time.Duration {
-	d := min(secondaryFloor<<min(n-1, 8), secondaryCap)
-	return d + rand.N(d/10+1)
+// without Retry-After: floor doubled n-1 times, capped, plus up to a tenth
+// more. Retry-After counts whole seconds, so it is at least one.
+func secondaryWait(floor time.Duration, n int) time.Duration {
+	d := min(floor<<min(n-1, 8), max(secondaryCap, floor))
+	return max(d+rand.N(d/10+1), time.Second)
 }
 
 // secondaryBody reports whether an error answer is a secondary rate limit

@@ -82,3 +82,16 @@ func TestWritesArePaced(t *testing.T) {
 		t.Errorf("three writes took %s, want at least %s", took, 2*interval)
 	}
 }
+
+// TestAppSecondaryLimitWithoutRetryAfter: calls as the app (its JWT) get
+// the same minute, not the primary window's reset.
+func TestAppSecondaryLimitWithoutRetryAfter(t *testing.T) {
+	sim := startSim(t)
+	c := newClient(t, sim, nil)
+	sim.InjectFault(githubtest.Fault{Kind: githubtest.FaultSecondaryLimit, NoRetryAfter: true, Path: "/app"})
+	_, err := c.BotLogin(testCtx(t))
+	var rl *ghclient.RateLimitedError
+	if !errors.As(err, &rl) || rl.Wait < time.Minute || rl.Wait > 2*time.Minute {
+		t.Fatalf("err = %v, want a RateLimitedError of a minute or a little more", err)
+	}
+}

@@ -34,6 +34,11 @@ const (
 	FaultConflict FaultKind = "409"
 	// FaultValidation answers 422 "Validation Failed"; *ErrorResponse.
 	FaultValidation FaultKind = "422"
+	// FaultNoPermission answers GitHub's 403 "Resource not accessible by
+	// integration" with X-Accepted-GitHub-Permissions (Fault.Message
+	// replaces the header's value, default "contents=write"), as when the
+	// installation lacks a permission; *ErrorResponse.
+	FaultNoPermission FaultKind = "403-permission"
 )
 
 // Fault describes when and how to fail calls. A call matches when every
@@ -181,6 +186,14 @@ func (s *Server) writeFault(w http.ResponseWriter, p principal, rule *faultRule)
 		if !rule.NoRetryAfter {
 			w.Header().Set("Retry-After", strconv.Itoa(int(rule.RetryAfter/time.Second)))
 		}
+	case FaultNoPermission:
+		accepted := rule.Message
+		if accepted == "" {
+			accepted = needContents
+		}
+		s.chargeRate(w.Header(), p, false)
+		refuseIntegration(w, accepted, docsBase)
+		return
 	case FaultConflict:
 		status, msg = http.StatusConflict, "Conflict"
 	case FaultValidation:

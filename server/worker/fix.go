@@ -97,6 +97,15 @@ func (w *Worker) fixPull(ctx context.Context, a jobs.FixArgs) (fixResult, error)
 		return fixResult{}, permanent{err}
 	}
 	pr, err := w.ensurePull(ctx, pub, existing, ghclient.NewPull{Title: title, Body: body, Head: branch, Base: pub.repo.DefaultBranch})
+	if _, refused := ghclient.MissingPermission(err); refused && existing == nil {
+		// GitHub will not open the pull request (the installation lacks
+		// pull_requests: write): the branch pushed for it would be left
+		// behind, so it goes; the refusal is reported as it is.
+		if derr := pub.gh.DeleteBranch(ctx, branch); derr != nil {
+			zerolog.Ctx(ctx).Warn().Err(derr).Str("branch", branch).Msg("fix branch without a pull request not deleted")
+		}
+		return fixResult{}, err
+	}
 	if err != nil {
 		return fixResult{}, err
 	}
