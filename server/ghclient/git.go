@@ -26,11 +26,22 @@ type Tree struct {
 	Truncated bool        `json:"truncated,omitempty"`
 }
 
-// GetTree lists a tree recursively; sha may be a commit or a tree.
+// GetTree lists a tree recursively; sha may be a commit or a tree. GitHub
+// cuts a recursive listing above 100,000 entries or 7 MB and says so in
+// Truncated; ListTree then lists one directory at a time.
 func (r *Repo) GetTree(ctx context.Context, sha string) (Tree, error) {
+	return r.tree(ctx, sha, true)
+}
+
+// ListTree lists a tree's direct entries, as paths relative to it.
+func (r *Repo) ListTree(ctx context.Context, sha string) (Tree, error) {
+	return r.tree(ctx, sha, false)
+}
+
+func (r *Repo) tree(ctx context.Context, sha string, recursive bool) (Tree, error) {
 	var t Tree
 	err := r.c.do(ctx, "get tree "+short(sha)+" of "+r.FullName(), idempotent, func(ctx context.Context) (*github.Response, error) {
-		gt, resp, err := r.gh.Git.GetTree(ctx, r.owner, r.name, sha, true)
+		gt, resp, err := r.gh.Git.GetTree(ctx, r.owner, r.name, sha, recursive)
 		if err != nil {
 			return resp, err
 		}

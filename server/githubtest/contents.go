@@ -234,7 +234,7 @@ func (s *Server) treeJSON(repo *repoState, sha string, recursive bool) map[strin
 	var walk func(treeSHA, prefix string)
 	walk = func(treeSHA, prefix string) {
 		for _, e := range repo.git.trees[treeSHA] {
-			if len(entries) >= maxTreeEntries {
+			if len(entries) >= s.opts.TreeLimit {
 				truncated = true
 				return
 			}

@@ -51,6 +51,11 @@ type Options struct {
 	// (default DefaultPermissions); endpoints refuse what they do not cover
 	// as GitHub does. SetInstallationPermissions changes one installation's.
 	Permissions map[string]string
+	// TreeLimit is how many entries a recursive tree listing holds before
+	// it is cut and marked truncated; default 100,000, GitHub's ("The limit
+	// for the tree array is 100,000 entries with a maximum size of 7 MB",
+	// REST reference, "Get a tree").
+	TreeLimit int
 	// RateLimit is the primary limit per installation, user and app; default 5000.
 	RateLimit int
 	// TokenTTL is the lifetime of installation tokens; default 1 hour.
@@ -210,6 +215,9 @@ func defaults(o *Options) error {
 	}
 	if o.Permissions == nil {
 		o.Permissions = maps.Clone(DefaultPermissions)
+	}
+	if o.TreeLimit <= 0 {
+		o.TreeLimit = maxTreeEntries
 	}
 	if o.TokenTTL <= 0 {
 		o.TokenTTL = time.Hour

@@ -255,6 +255,25 @@ func refWriteError(pub *published, err error) error {
 	return err
 }
 
+// repoTree is a commit's files for the fix: the cached listing, completed
+// directory by directory where GitHub truncated it.
+func (w *Worker) repoTree(ctx context.Context, pub *published, sha string) (*treeFS, error) {
+	tree, err := w.commitTree(ctx, pub.gh, pub.repo.ID, sha)
+	if err != nil {
+		return nil, err
+	}
+	return newTreeFS(tree, 0, nil).completeWith(listTree(ctx, pub.gh)), nil
+}
+
+// listTree lists one tree's direct entries, to complete a truncated
+// listing.
+func listTree(ctx context.Context, gh *ghclient.Repo) func(sha string) ([]ghclient.TreeEntry, error) {
+	return func(sha string) ([]ghclient.TreeEntry, error) {
+		t, err := gh.ListTree(ctx, sha)
+		return t.Entries, err
+	}
+}
+
 // notAppliedError says why a patch does not apply to the current files.
 type notAppliedError struct{ err error }
 
@@ -268,17 +287,16 @@ func (w *Worker) patchedFiles(ctx context.Context, pub *published, baseSHA strin
 	if err != nil {
 		return nil, &notAppliedError{fmt.Errorf("the patch is malformed: %w", err)}
 	}
-	tree, err := w.commitTree(ctx, pub.gh, pub.repo.ID, baseSHA)
+	tree, err := w.repoTree(ctx, pub, baseSHA)
 	if err != nil {
 		return nil, err
 	}
-	entries := map[string]ghclient.TreeEntry{}
-	for _, e := range tree.Entries {
-		entries[e.Path] = e
-	}
 	var out []ghclient.TreeFile
 	for _, fd := range diffs {
-		e, exists := entries[fd.Path]
+		e, exists := tree.lookup(fd.Path)
+		if err := tree.Err(); err != nil {
+			return nil, err // a directory listing failed: retry rather than misjudge
+		}
 		var old []byte
 		switch {
 		case exists && e.Type == "blob" && e.Mode != "120000":
@@ -302,18 +320,16 @@ func (w *Worker) patchedFiles(ctx context.Context, pub *published, baseSHA strin
 
 // carries reports whether a commit's tree already has the patched files.
 func (w *Worker) carries(ctx context.Context, pub *published, sha string, files []ghclient.TreeFile) (bool, error) {
-	tree, err := w.commitTree(ctx, pub.gh, pub.repo.ID, sha)
+	tree, err := w.repoTree(ctx, pub, sha)
 	if err != nil {
 		return false, err
 	}
-	have := map[string]string{}
-	for _, e := range tree.Entries {
-		if e.Type == "blob" {
-			have[e.Path] = e.SHA
-		}
-	}
 	for _, f := range files {
-		sha, ok := have[f.Path]
+		e, ok := tree.file(f.Path)
+		sha := e.SHA
+		if err := tree.Err(); err != nil {
+			return false, err
+		}
 		if f.Delete {
 			if ok {
 				return false, nil

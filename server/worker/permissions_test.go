@@ -136,3 +136,39 @@ func TestBranchRefusalIsNotAlreadyExists(t *testing.T) {
 		t.Errorf("%d branch moves after a refused creation", n)
 	}
 }
+
+// TestTruncatedTree: where GitHub cuts the recursive tree listing, the
+// diagnosis lists the directories it needs one at a time and reaches the
+// same patch as with the whole listing, and the fix pull request carries
+// it.
+func TestTruncatedTree(t *testing.T) {
+	ctx := testCtx(t)
+	dir := testdataScenario("rs-python-cuda-image-disk-full")
+	diagnosed := func(r *rig) string {
+		t.Helper()
+		r.commit(t, r.sc.Repository.DefaultBranch, map[string]string{configPath: "fix_pull_requests:\n  workflows: true\n"})
+		fa := r.defaultBranchFix(t)
+		_, doc := r.storedDiagnosis(t, fa.RunID, fa.Attempt)
+		if err := r.w.fix(ctx, fa); err != nil {
+			t.Fatalf("fix job: %v", err)
+		}
+		if n := len(r.botPulls()); n != 1 {
+			t.Fatalf("%d fix pull requests, want 1", n)
+		}
+		return doc.Patch.Diff
+	}
+	whole := diagnosed(newRig(t, storetest.Backends()[0], dir))
+	r := newRigWith(t, storetest.Backends()[0], dir, githubtest.Options{TreeLimit: 2})
+	if cut := diagnosed(r); cut != whole {
+		t.Errorf("patch from a truncated listing:\n%s\nwant:\n%s", cut, whole)
+	}
+	listings := 0
+	for _, c := range r.sim.Calls() {
+		if strings.Contains(c.Path, "/git/trees/") && !strings.Contains(c.Query, "recursive") {
+			listings++
+		}
+	}
+	if listings == 0 {
+		t.Error("no directory was listed after the truncated listing")
+	}
+}
