@@ -152,6 +152,7 @@ func (c *Client) newGitHub(rt http.RoundTripper) (*github.Client, error) {
 type install struct {
 	gh  *github.Client
 	itr *ghinstallation.Transport
+	tr  *installTransport
 }
 
 // installation returns the cached client of an installation: its token is
@@ -170,11 +171,12 @@ func (c *Client) installation(id int64) (*install, error) {
 	}
 	itr := ghinstallation.NewFromAppsTransport(c.atr, id)
 	itr.BaseURL = c.atr.BaseURL
-	gh, err := c.newGitHub(&installTransport{base: itr, interval: c.cfg.WriteInterval, floor: c.cfg.SecondaryWait})
+	tr := &installTransport{base: itr, interval: c.cfg.WriteInterval, floor: c.cfg.SecondaryWait}
+	gh, err := c.newGitHub(tr)
 	if err != nil {
 		return nil, err
 	}
-	in := &install{gh: gh, itr: itr}
+	in := &install{gh: gh, itr: itr, tr: tr}
 	c.installs[id] = in
 	return in, nil
 }
@@ -226,7 +228,7 @@ func (c *Client) Repo(installationID int64, fullName string) (*Repo, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{c: c, gh: in.gh, itr: in.itr, owner: owner, name: name}, nil
+	return &Repo{c: c, gh: in.gh, itr: in.itr, tr: in.tr, owner: owner, name: name}, nil
 }
 
 // BotLogin returns the login of the app's bot user, "<slug>[bot]", asking
@@ -285,7 +287,19 @@ type Repo struct {
 	c           *Client
 	gh          *github.Client
 	itr         *ghinstallation.Transport // nil for a client with a plain token
+	tr          *installTransport         // nil for a client with a plain token
 	owner, name string
+}
+
+// Budget is the installation's primary rate limit as GitHub's last answer
+// on it told; known is false before any answer.
+func (r *Repo) Budget() (b Budget, known bool) {
+	if r == nil || r.tr == nil {
+		return Budget{}, false
+	}
+	r.tr.mu.Lock()
+	defer r.tr.mu.Unlock()
+	return r.tr.budget, r.tr.budget.Limit > 0
 }
 
 // FullName returns "owner/name".

@@ -40,7 +40,34 @@ type installTransport struct {
 
 	mu        sync.Mutex
 	nextWrite time.Time
-	strikes   int // secondary limits without Retry-After in a row
+	strikes   int    // secondary limits without Retry-After in a row
+	budget    Budget // the primary limit as the last answer told it
+}
+
+// Budget is an installation's primary rate limit as GitHub's last answer
+// told it (x-ratelimit-*).
+type Budget struct {
+	Limit, Remaining int
+	Reset            time.Time
+}
+
+// Low reports a budget below a twentieth of the limit (at least 50 calls)
+// that has not reset yet: work that can wait should.
+func (b Budget) Low(now time.Time) bool {
+	return b.Limit > 0 && now.Before(b.Reset) && b.Remaining < max(b.Limit/20, 50)
+}
+
+// note records the primary limit an answer reports.
+func (t *installTransport) note(h http.Header) {
+	limit, err1 := strconv.Atoi(h.Get("X-RateLimit-Limit"))
+	remaining, err2 := strconv.Atoi(h.Get("X-RateLimit-Remaining"))
+	reset, err3 := strconv.ParseInt(h.Get("X-RateLimit-Reset"), 10, 64)
+	if err1 != nil || err2 != nil || err3 != nil || h.Get("X-RateLimit-Resource") != "core" && h.Get("X-RateLimit-Resource") != "" {
+		return
+	}
+	t.mu.Lock()
+	t.budget = Budget{Limit: limit, Remaining: remaining, Reset: time.Unix(reset, 0)}
+	t.mu.Unlock()
 }
 
 func (t *installTransport) RoundTrip(req *http.Request) (*http.Response, error) {
@@ -50,6 +77,9 @@ func (t *installTransport) RoundTrip(req *http.Request) (*http.Response, error) 
 		}
 	}
 	resp, err := t.base.RoundTrip(req)
+	if err == nil {
+		t.note(resp.Header)
+	}
 	if err != nil || resp.StatusCode < 400 {
 		if err == nil {
 			t.mu.Lock()

@@ -2,10 +2,13 @@ package worker
 
 import (
 	"errors"
+	"fmt"
 	"maps"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/githubtest"
 	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/storetest"
@@ -170,5 +173,29 @@ func TestTruncatedTree(t *testing.T) {
 	}
 	if listings == 0 {
 		t.Error("no directory was listed after the truncated listing")
+	}
+}
+
+// TestLowBudgetDefersBackfill: with the installation's API budget nearly
+// spent, a diagnosis that would read a workflow's history for the first
+// time waits for the reset (a snooze) instead of spending the rest; with
+// the budget back it runs.
+func TestLowBudgetDefersBackfill(t *testing.T) {
+	r := newRig(t, storetest.Backends()[0], conversationScenario)
+	ctx := testCtx(t)
+	actor := fmt.Sprintf("installation:%d", r.sc.InstallationID)
+	r.sim.SetRateRemaining(actor, 100)
+	a := r.deliver(t, r.sc.TriggerRunID)
+	err := r.w.diagnose(ctx, a)
+	var rl *ghclient.RateLimitedError
+	if !errors.As(err, &rl) || rl.Wait <= 0 || rl.Wait > time.Hour+time.Minute {
+		t.Fatalf("diagnose with 100 calls left: %v, want a wait until the reset", err)
+	}
+	if n := r.calls("GET", "/runs"); n != 0 {
+		t.Errorf("%d run listings with the budget low", n)
+	}
+	r.sim.SetRateRemaining(actor, 5000)
+	if err := r.w.diagnose(ctx, a); err != nil {
+		t.Fatalf("diagnose with the budget back: %v", err)
 	}
 }
