@@ -181,7 +181,7 @@ func (s *Server) writeFault(w http.ResponseWriter, p principal, rule *faultRule)
 		if rule.Kind == FaultSecondaryLimit {
 			status = http.StatusForbidden
 		}
-		msg = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+		msg = secondaryMessage
 		doc = docsSecondary
 		if !rule.NoRetryAfter {
 			w.Header().Set("Retry-After", strconv.Itoa(int(rule.RetryAfter/time.Second)))

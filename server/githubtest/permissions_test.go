@@ -138,3 +138,28 @@ func TestTokensKeepTheirPermissions(t *testing.T) {
 		t.Errorf("rerun with a new token: %v", err)
 	}
 }
+
+// TestContentCreationLimit: past Options.ContentPerMinute writes in a
+// minute an installation gets GitHub's secondary limit, without
+// Retry-After; its reads go on.
+func TestContentCreationLimit(t *testing.T) {
+	s := startTiny(t, Options{ContentPerMinute: 2})
+	c := installClient(t, s)
+	for i := range 3 {
+		_, _, err := c.Issues.CreateComment(ctx(t), tinyOwner, tinyName, tinyPR, &github.IssueComment{Body: github.String("hi")})
+		if i < 2 && err != nil {
+			t.Fatalf("write %d: %v", i+1, err)
+		}
+		if i == 2 {
+			var abuse *github.AbuseRateLimitError
+			if !errors.As(err, &abuse) || abuse.Response.Header.Get("Retry-After") != "" {
+				t.Fatalf("third write: %v, want a secondary limit without Retry-After", err)
+			}
+		}
+	}
+	// A fresh client: go-github holds back every call of this one until
+	// the primary window's reset it read from x-ratelimit-reset.
+	if _, _, err := installClient(t, s).PullRequests.Get(ctx(t), tinyOwner, tinyName, tinyPR); err != nil {
+		t.Errorf("a read after the limit: %v", err)
+	}
+}

@@ -124,6 +124,10 @@ func (s *Server) dispatch(rec *recorder, r *http.Request, kind CallKind, p princ
 		s.writePrimaryLimit(rec, p)
 		return
 	}
+	if kind == KindAPI && s.contentLimited(p, r.Method) {
+		s.writeSecondaryLimit(rec, p)
+		return
+	}
 	s.router.ServeHTTP(rec, r)
 	if kind == KindAPI && r.Method == http.MethodGet && rec.code() == http.StatusOK {
 		// GitHub's ETags are specific to the credential: "It's currently

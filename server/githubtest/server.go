@@ -56,6 +56,12 @@ type Options struct {
 	// for the tree array is 100,000 entries with a maximum size of 7 MB",
 	// REST reference, "Get a tree").
 	TreeLimit int
+	// ContentPerMinute is a secondary limit on content-creating requests
+	// (POST, PATCH, PUT, DELETE) per installation and minute, answered as
+	// GitHub may: 403 with the secondary-limit body and no Retry-After.
+	// GitHub documents 80 a minute ("Secondary rate limits", REST docs);
+	// 0 (the default) sets none.
+	ContentPerMinute int
 	// RateLimit is the primary limit per installation, user and app; default 5000.
 	RateLimit int
 	// TokenTTL is the lifetime of installation tokens; default 1 hour.
@@ -97,6 +103,7 @@ type Server struct {
 	oauthCodes    map[string]*oauthCode
 	manifests     map[string]*manifestCode
 	rates         map[string]*rateState
+	content       map[string][]time.Time // recent writes per caller, for ContentPerMinute
 	blobs         map[string]*blobTicket
 	calls         []Call
 	writes        []Write
@@ -125,7 +132,7 @@ func New(opts Options) (*Server, error) {
 		repos: map[string]*repoState{}, installations: map[int64]*installation{},
 		tokens: map[string]*token{}, users: map[string]*User{},
 		oauthCodes: map[string]*oauthCode{}, manifests: map[string]*manifestCode{},
-		rates: map[string]*rateState{}, blobs: map[string]*blobTicket{},
+		rates: map[string]*rateState{}, content: map[string][]time.Time{}, blobs: map[string]*blobTicket{},
 		nextID: 1_000_000_000, closing: make(chan struct{}),
 	}
 	if err := s.initApp(); err != nil {
