@@ -1,6 +1,7 @@
 package worker
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"maps"
@@ -8,8 +9,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/riverqueue/river"
+	"github.com/riverqueue/river/rivertype"
+
 	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/server/githubtest"
+	"github.com/polylane/polylane/server/jobs"
 	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/storetest"
 )
@@ -197,5 +202,27 @@ func TestLowBudgetDefersBackfill(t *testing.T) {
 	r.sim.SetRateRemaining(actor, 5000)
 	if err := r.w.diagnose(ctx, a); err != nil {
 		t.Fatalf("diagnose with the budget back: %v", err)
+	}
+}
+
+// TestValidationRefusalIsNotRetried: a 422 GitHub answers a write ends the
+// job at once, its delivery failed with GitHub's message, rather than
+// being retried eight times.
+func TestValidationRefusalIsNotRetried(t *testing.T) {
+	r := newRig(t, storetest.Backends()[0], conversationScenario)
+	ctx := testCtx(t)
+	run, _ := r.prFailure(t)
+	a := r.deliver(t, run.ID)
+	if err := r.w.diagnose(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	r.sim.InjectFault(githubtest.Fault{Kind: githubtest.FaultValidation, Method: "POST", Path: "/repos/*/*/issues/*/comments", Message: "Body is too long"})
+	verdict := r.w.run(ctx, &rivertype.JobRow{Kind: "publish", Attempt: 1, MaxAttempts: 8}, a.DeliveryGUID, "publish",
+		func(ctx context.Context) error { return r.w.publish(ctx, jobs.PublishArgs(a)) })
+	if !errors.As(verdict, new(*river.JobCancelError)) {
+		t.Fatalf("verdict %v, want the job cancelled", verdict)
+	}
+	if d, err := r.st.GetDelivery(ctx, a.DeliveryGUID); err != nil || d.State != store.DeliveryFailed || !strings.Contains(d.Error, "Body is too long") {
+		t.Errorf("delivery: %v %s %q", err, d.State, d.Error)
 	}
 }
