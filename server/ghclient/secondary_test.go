@@ -2,6 +2,7 @@ package ghclient_test
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"time"
 
@@ -93,5 +94,18 @@ func TestAppSecondaryLimitWithoutRetryAfter(t *testing.T) {
 	var rl *ghclient.RateLimitedError
 	if !errors.As(err, &rl) || rl.Wait < time.Minute || rl.Wait > 2*time.Minute {
 		t.Fatalf("err = %v, want a RateLimitedError of a minute or a little more", err)
+	}
+}
+
+// TestTokenRefusalSaysWhy: a 403 on minting the token that is not a rate
+// limit is a refusal, and the error carries GitHub's message, which the
+// delivery records.
+func TestTokenRefusalSaysWhy(t *testing.T) {
+	sim := startSim(t)
+	r := tinyRepoHandle(t, newClient(t, sim, nil))
+	sim.InjectFault(githubtest.Fault{Kind: githubtest.FaultNoPermission, Target: githubtest.KindToken})
+	_, err := r.GetPull(testCtx(t), tinyPR)
+	if !errors.Is(err, ghclient.ErrNoPermission) || errors.Is(err, ghclient.ErrRateLimited) || !strings.Contains(err.Error(), "Resource not accessible by integration") {
+		t.Fatalf("err = %v, want a refusal with GitHub's message", err)
 	}
 }
