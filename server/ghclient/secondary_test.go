@@ -2,6 +2,7 @@ package ghclient_test
 
 import (
 	"errors"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -107,5 +108,35 @@ func TestTokenRefusalSaysWhy(t *testing.T) {
 	_, err := r.GetPull(testCtx(t), tinyPR)
 	if !errors.Is(err, ghclient.ErrNoPermission) || errors.Is(err, ghclient.ErrRateLimited) || !strings.Contains(err.Error(), "Resource not accessible by integration") {
 		t.Fatalf("err = %v, want a refusal with GitHub's message", err)
+	}
+}
+
+// TestSecondaryLimitStaysWithItsInstallation: one installation's
+// secondary limit holds back its own calls only.
+func TestSecondaryLimitStaysWithItsInstallation(t *testing.T) {
+	sim, err := githubtest.Start(githubtest.Options{Scenarios: []string{filepath.Join("..", "githubtest", "testdata", "tiny"),
+		filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "rs-go-gotestsum-flake")}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	c := newClient(t, sim, nil)
+	limited := tinyRepoHandle(t, c)
+	other, err := c.Repo(40871204, "orbit-works/cronkeeper")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sim.InjectFault(githubtest.Fault{Kind: githubtest.FaultSecondaryLimit, NoRetryAfter: true, Path: "/repos/acme/widget/pulls/*"})
+	ctx := testCtx(t)
+	var rl *ghclient.RateLimitedError
+	if _, err := limited.GetPull(ctx, tinyPR); !errors.As(err, &rl) {
+		t.Fatalf("limited installation: %v", err)
+	}
+	if _, err := limited.GetPull(ctx, tinyPR); !errors.As(err, &rl) {
+		t.Fatalf("limited installation's next call: %v, want it held back", err)
+	}
+	start := time.Now()
+	if _, err := other.GetRunState(ctx, 13321952215); err != nil || time.Since(start) > time.Second {
+		t.Fatalf("the other installation: %v after %s", err, time.Since(start))
 	}
 }
