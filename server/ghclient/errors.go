@@ -72,6 +72,9 @@ func (e *APIError) Error() string {
 	if msg == "" {
 		msg = http.StatusText(e.Status)
 	}
+	if e.Accepted != "" {
+		msg += " (the app needs " + e.Accepted + ")"
+	}
 	return fmt.Sprintf("%s: GitHub answered %d: %s", e.Op, e.Status, msg)
 }
 

@@ -140,3 +140,21 @@ func TestSecondaryLimitStaysWithItsInstallation(t *testing.T) {
 		t.Fatalf("the other installation: %v after %s", err, time.Since(start))
 	}
 }
+
+// TestRefusalNamesThePermission: a call refused for a missing permission
+// says which permission GitHub would have accepted, so that the delivery
+// that records it tells the owner what to grant.
+func TestRefusalNamesThePermission(t *testing.T) {
+	sim, err := githubtest.Start(githubtest.Options{Scenarios: []string{filepath.Join("..", "githubtest", "testdata", "tiny")},
+		Permissions: map[string]string{"metadata": "read", "contents": "read", "actions": "read"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(sim.Close)
+	r := tinyRepoHandle(t, newClient(t, sim, nil))
+	_, err = r.CreateComment(testCtx(t), tinyPR, "hello")
+	accepted, refused := ghclient.MissingPermission(err)
+	if !refused || accepted != "issues=write; pull_requests=write" || !strings.Contains(err.Error(), "the app needs issues=write; pull_requests=write") {
+		t.Fatalf("err = %v (%q, %v), want a refusal naming issues or pull_requests write", err, accepted, refused)
+	}
+}
