@@ -33,6 +33,7 @@ type Config struct {
 	LogLevel        zerolog.Level
 	LogFormat       string
 	ShutdownTimeout time.Duration
+	WriteInterval   time.Duration
 	AutoMigrate     bool
 	QueueWorkers    int
 	// HistoryWindow, FailingConclusions and Publish steer the GitHub App
@@ -116,6 +117,9 @@ var baseSettings = []setting{
 	{Env: "POLYLANE_GITHUB_API_URL", Flag: "github-api-url", Default: "https://api.github.com/", Commands: []string{cmdServe},
 		Usage: "GitHub REST API base URL: GitHub Enterprise Server's https://HOST/api/v3/ or the simulator's.",
 		set:   setAPIURL},
+	{Env: "POLYLANE_GITHUB_WRITE_INTERVAL", Flag: "github-write-interval", Default: "1s", Commands: []string{cmdServe},
+		Usage: "Least time between two writes (POST, PATCH, PUT, DELETE) of one installation, as GitHub asks to avoid secondary rate limits; 0 sends them at once.",
+		set:   setWriteInterval},
 	{Env: "POLYLANE_LOG_LEVEL", Flag: "log-level", Default: "info", Commands: bothCommands,
 		Usage: "Log level: debug, info, warn or error.",
 		set:   setLogLevel},
@@ -291,6 +295,15 @@ func setShutdownTimeout(c *Config, v string) error {
 		return fmt.Errorf("%q is not a positive duration such as 20s", v)
 	}
 	c.ShutdownTimeout = d
+	return nil
+}
+
+func setWriteInterval(c *Config, v string) error {
+	d, err := time.ParseDuration(v)
+	if err != nil || d < 0 || d > time.Minute {
+		return fmt.Errorf("%q is not a duration from 0s to 1m such as 1s", v)
+	}
+	c.WriteInterval = d
 	return nil
 }
 

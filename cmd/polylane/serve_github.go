@@ -28,7 +28,7 @@ func wireGitHubApp(ctx context.Context, env *serveEnv) error {
 	if cfg.GitHubAppID != 0 {
 		var err error
 		gh, err = ghclient.New(ghclient.Config{AppID: cfg.GitHubAppID, PrivateKey: cfg.GitHubKey,
-			BaseURL: cfg.GitHubAPIURL, Metrics: ghMetrics})
+			BaseURL: cfg.GitHubAPIURL, Metrics: ghMetrics, WriteInterval: cfg.WriteInterval})
 		if err != nil {
 			return &configError{name: cfg.source("POLYLANE_GITHUB_APP_ID"), msg: err.Error()}
 		}
@@ -46,7 +46,7 @@ func wireGitHubApp(ctx context.Context, env *serveEnv) error {
 	// and the worker drops those the repository does not count.
 	hook, err := webhook.New(webhook.Options{Secret: cfg.WebhookSecret, Store: env.Store,
 		FailingConclusions: webhook.AllFailingConclusions, Committers: committers, Handles: handles(ctx, env, gh),
-		MaxInFlight: cfg.HTTP.MaxInFlight})
+		MaxInFlight: cfg.HTTP.MaxInFlight, NewPermissions: forgetter(gh)})
 	if err != nil {
 		return fmt.Errorf("webhook: %w", err)
 	}
@@ -104,4 +104,14 @@ func handles(ctx context.Context, env *serveEnv, gh *ghclient.Client) []string {
 		out = append(out, slug)
 	}
 	return out
+}
+
+// forgetter drops an installation's cached token once its owner accepted
+// new permissions, so that the next call works with them; nil without an
+// app.
+func forgetter(gh *ghclient.Client) func(int64) {
+	if gh == nil {
+		return nil
+	}
+	return gh.ForgetInstallation
 }

@@ -8,13 +8,14 @@ import (
 )
 
 // appPermissions are the repository permissions `polylane setup` asks for,
-// as GitHub App manifest keys: read workflow runs, jobs and logs; read
-// harness files and push fix branches; open fix pull requests; write
-// comments (a pull request's conversation is its issue's). Metadata is
-// mandatory.
+// as GitHub App manifest keys: read workflow runs, jobs and logs and
+// re-run failed jobs (`@polylane rerun`; GitHub refuses a re-run without
+// actions: write); read harness files and push fix branches; open fix pull
+// requests; write comments (a pull request's conversation is its issue's).
+// Metadata is mandatory.
 func appPermissions(workflows bool) map[string]string {
 	p := map[string]string{
-		"actions":       "read",
+		"actions":       "write",
 		"contents":      "write",
 		"pull_requests": "write",
 		"issues":        "write",

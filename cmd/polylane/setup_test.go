@@ -133,7 +133,7 @@ func TestSetupAgainstSimulator(t *testing.T) {
 // checkManifest asserts the permissions, events and addresses setup asks for.
 func checkManifest(t *testing.T, m appManifest, page string) {
 	t.Helper()
-	wantPerms := map[string]string{"actions": "read", "contents": "write", "pull_requests": "write", "issues": "write", "metadata": "read"}
+	wantPerms := map[string]string{"actions": "write", "contents": "write", "pull_requests": "write", "issues": "write", "metadata": "read"}
 	if mustJSON(t, m.DefaultPermissions) != mustJSON(t, wantPerms) {
 		t.Errorf("permissions %v, want %v", m.DefaultPermissions, wantPerms)
 	}

@@ -41,6 +41,14 @@ type Config struct {
 	// Retries is how often a transient failure of an idempotent call is
 	// retried (0: 4; negative: never).
 	Retries int
+	// SecondaryWait is the first wait after a secondary rate limit that
+	// comes without Retry-After (0: one minute, GitHub's advice); it
+	// doubles for each further one of the installation in a row.
+	SecondaryWait time.Duration
+	// WriteInterval is the least time between two content-creating
+	// requests (POST, PATCH, PUT, DELETE) of one installation (0: no
+	// spacing); GitHub asks integrators for a second.
+	WriteInterval time.Duration
 	// LogLimit bounds a downloaded job log in bytes (0: 256 MiB).
 	LogLimit int64
 	// Metrics receive the request counts (nil: none).
@@ -62,7 +70,7 @@ type Client struct {
 	now     func() time.Time
 
 	mu       sync.Mutex
-	installs map[int64]*github.Client
+	installs map[int64]*install
 	bot      string
 	byToken  *github.Client // set when the client authenticates with Config.Token
 }
@@ -95,6 +103,9 @@ func New(cfg Config) (*Client, error) {
 	if cfg.Retries == 0 {
 		cfg.Retries = defaultRetries
 	}
+	if cfg.SecondaryWait <= 0 {
+		cfg.SecondaryWait = secondaryFloor
+	}
 	if cfg.LogLimit <= 0 {
 		cfg.LogLimit = 256 << 20
 	}
@@ -111,11 +122,13 @@ func New(cfg Config) (*Client, error) {
 	}
 	atr.BaseURL = strings.TrimSuffix(cfg.BaseURL, "/")
 	c := &Client{cfg: cfg, metrics: cfg.Metrics, base: base, atr: atr, now: cfg.Now,
-		installs: map[int64]*github.Client{},
+		installs: map[int64]*install{},
 		plain: &http.Client{Timeout: cfg.Timeout,
 			Transport: &countingTransport{base: cfg.Transport, kind: KindBlob, metrics: cfg.Metrics}},
 	}
-	if c.app, err = c.newGitHub(atr); err != nil {
+	// App calls (the app itself, installation lookups) get the same
+	// secondary-limit handling, with state of their own.
+	if c.app, err = c.newGitHub(&installTransport{base: atr, floor: cfg.SecondaryWait}); err != nil {
 		return nil, err
 	}
 	return c, nil
@@ -134,28 +147,74 @@ func (c *Client) newGitHub(rt http.RoundTripper) (*github.Client, error) {
 	return gh, nil
 }
 
+// install is the cached client of one installation and the transport
+// that holds its token (and the permissions the token was issued with).
+type install struct {
+	gh  *github.Client
+	itr *ghinstallation.Transport
+	tr  *installTransport
+}
+
 // installation returns the cached client of an installation: its token is
 // exchanged on first use and reused until it nears expiry.
-func (c *Client) installation(id int64) (*github.Client, error) {
+func (c *Client) installation(id int64) (*install, error) {
 	if c.byToken != nil {
-		return c.byToken, nil
+		return &install{gh: c.byToken}, nil
 	}
 	if id <= 0 {
 		return nil, fmt.Errorf("github client: installation id %d is not valid", id)
 	}
 	c.mu.Lock()
 	defer c.mu.Unlock()
-	if gh, ok := c.installs[id]; ok {
-		return gh, nil
+	if in, ok := c.installs[id]; ok {
+		return in, nil
 	}
 	itr := ghinstallation.NewFromAppsTransport(c.atr, id)
 	itr.BaseURL = c.atr.BaseURL
-	gh, err := c.newGitHub(itr)
+	tr := &installTransport{base: itr, interval: c.cfg.WriteInterval, floor: c.cfg.SecondaryWait}
+	gh, err := c.newGitHub(tr)
 	if err != nil {
 		return nil, err
 	}
-	c.installs[id] = gh
-	return gh, nil
+	in := &install{gh: gh, itr: itr, tr: tr}
+	c.installs[id] = in
+	return in, nil
+}
+
+// ForgetInstallation drops an installation's cached token, so that the next
+// call mints one with the installation's current permissions (after an
+// admin accepted new ones, GitHub's new_permissions_accepted).
+func (c *Client) ForgetInstallation(id int64) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	delete(c.installs, id)
+}
+
+// Granted returns the level ("read", "write", "admin", or "" when not
+// granted) of one permission in the installation token in use; known is
+// false before the first token of the repository's installation is minted,
+// for a client with a plain token, and for a permission not listed here.
+func (r *Repo) Granted(permission string) (level string, known bool) {
+	if r == nil || r.itr == nil {
+		return "", false
+	}
+	p, err := r.itr.Permissions()
+	if err != nil {
+		return "", false
+	}
+	switch permission {
+	case "workflows":
+		return p.GetWorkflows(), true
+	case "actions":
+		return p.GetActions(), true
+	case "contents":
+		return p.GetContents(), true
+	case "pull_requests":
+		return p.GetPullRequests(), true
+	case "issues":
+		return p.GetIssues(), true
+	}
+	return "", false
 }
 
 // Repo returns a handle on one repository ("owner/name") through an
@@ -165,11 +224,11 @@ func (c *Client) Repo(installationID int64, fullName string) (*Repo, error) {
 	if !ok || owner == "" || name == "" || strings.Contains(name, "/") {
 		return nil, fmt.Errorf("github client: %q is not owner/name", fullName)
 	}
-	gh, err := c.installation(installationID)
+	in, err := c.installation(installationID)
 	if err != nil {
 		return nil, err
 	}
-	return &Repo{c: c, gh: gh, owner: owner, name: name}, nil
+	return &Repo{c: c, gh: in.gh, itr: in.itr, tr: in.tr, owner: owner, name: name}, nil
 }
 
 // BotLogin returns the login of the app's bot user, "<slug>[bot]", asking
@@ -204,11 +263,43 @@ func (c *Client) BotLogin(ctx context.Context) (string, error) {
 	return bot, nil
 }
 
+// InstallationURL returns the installation's settings page on GitHub (its
+// html_url), where an owner reviews and accepts the app's permissions.
+func (c *Client) InstallationURL(ctx context.Context, id int64) (string, error) {
+	if c.byToken != nil {
+		return "", errors.New("get the installation: a client with a token has no app")
+	}
+	var inst *github.Installation
+	err := c.do(ctx, fmt.Sprintf("get installation %d", id), idempotent, func(ctx context.Context) (*github.Response, error) {
+		var resp *github.Response
+		var err error
+		inst, resp, err = c.app.Apps.GetInstallation(ctx, id)
+		return resp, err
+	})
+	if err != nil {
+		return "", err
+	}
+	return inst.GetHTMLURL(), nil
+}
+
 // Repo is one repository seen through an installation.
 type Repo struct {
 	c           *Client
 	gh          *github.Client
+	itr         *ghinstallation.Transport // nil for a client with a plain token
+	tr          *installTransport         // nil for a client with a plain token
 	owner, name string
+}
+
+// Budget is the installation's primary rate limit as GitHub's last answer
+// on it told; known is false before any answer.
+func (r *Repo) Budget() (b Budget, known bool) {
+	if r == nil || r.tr == nil {
+		return Budget{}, false
+	}
+	r.tr.mu.Lock()
+	defer r.tr.mu.Unlock()
+	return r.tr.budget, r.tr.budget.Limit > 0
 }
 
 // FullName returns "owner/name".
@@ -219,7 +310,7 @@ func (r *Repo) Owner() string { return r.owner }
 
 // newTokenClient builds a client that sends cfg.Token with every request.
 func newTokenClient(cfg Config, base *url.URL, counted http.RoundTripper) (*Client, error) {
-	c := &Client{cfg: cfg, metrics: cfg.Metrics, base: base, now: cfg.Now, installs: map[int64]*github.Client{},
+	c := &Client{cfg: cfg, metrics: cfg.Metrics, base: base, now: cfg.Now, installs: map[int64]*install{},
 		plain: &http.Client{Timeout: cfg.Timeout,
 			Transport: &countingTransport{base: cfg.Transport, kind: KindBlob, metrics: cfg.Metrics}},
 	}

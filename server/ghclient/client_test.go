@@ -137,6 +137,39 @@ func TestConditionalListing(t *testing.T) {
 	}
 }
 
+// TestConditionalListingAfterTokenRotation: GitHub's ETags are specific
+// to the token, so a validator stored before the installation's token
+// rotated costs a full, rate-counted listing; the page is still right, and
+// its new ETag serves the new token.
+func TestConditionalListingAfterTokenRotation(t *testing.T) {
+	sim := startSim(t)
+	c := newClient(t, sim, nil)
+	ctx := testCtx(t)
+	first, err := tinyRepoHandle(t, c).ListRuns(ctx, ghclient.RunsQuery{WorkflowID: tinyWorkflow})
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.ForgetInstallation(tinyInst) // the next call mints a new token
+	r := tinyRepoHandle(t, c)
+	again, err := r.ListRuns(ctx, ghclient.RunsQuery{WorkflowID: tinyWorkflow, ETag: first.ETag})
+	if err != nil || again.NotModified || len(again.Runs) != len(first.Runs) || again.ETag == first.ETag {
+		t.Fatalf("listing under a new token: %v, not modified %v, %d runs, same ETag %v", err, again.NotModified, len(again.Runs), again.ETag == first.ETag)
+	}
+	third, err := r.ListRuns(ctx, ghclient.RunsQuery{WorkflowID: tinyWorkflow, ETag: again.ETag})
+	if err != nil || !third.NotModified {
+		t.Fatalf("listing with the new token's ETag: %v, not modified %v", err, third.NotModified)
+	}
+	var counted int
+	for _, call := range sim.APICalls() {
+		if call.Status == 200 {
+			counted++
+		}
+	}
+	if counted != 2 {
+		t.Errorf("%d full listings, want 2 (the first, and the one after the token rotated)", counted)
+	}
+}
+
 func TestTypedErrors(t *testing.T) {
 	sim := startSim(t)
 	c := newClient(t, sim, nil)

@@ -1,7 +1,9 @@
 package ghclient
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -58,13 +60,20 @@ type APIError struct {
 	Op      string
 	Status  int
 	Message string
-	kind    error
+	// Accepted is GitHub's X-Accepted-GitHub-Permissions header: the
+	// permissions that would have been accepted, alternatives separated by
+	// ";" (e.g. "actions=write"), on a refusal for a missing permission.
+	Accepted string
+	kind     error
 }
 
 func (e *APIError) Error() string {
 	msg := e.Message
 	if msg == "" {
 		msg = http.StatusText(e.Status)
+	}
+	if e.Accepted != "" {
+		msg += " (the app needs " + e.Accepted + ")"
 	}
 	return fmt.Sprintf("%s: GitHub answered %d: %s", e.Op, e.Status, msg)
 }
@@ -92,8 +101,14 @@ func judge(err error, now time.Time) verdict {
 	case errors.As(err, &abuse):
 		return verdict{limited: true, wait: abuse.GetRetryAfter()}
 	case errors.As(err, &tokenErr):
-		if tokenErr.Response != nil && tokenErr.Response.StatusCode < 500 && tokenErr.Response.StatusCode != http.StatusTooManyRequests {
-			return verdict{} // bad credentials or a removed installation
+		resp := tokenErr.Response
+		if resp != nil && (resp.StatusCode == http.StatusForbidden || resp.StatusCode == http.StatusTooManyRequests) &&
+			(resp.Header.Get("Retry-After") != "" || resp.Header.Get("X-RateLimit-Remaining") == "0" || secondaryBody(resp)) {
+			// A rate limit on minting the token: the call was never sent.
+			return verdict{limited: true, unsent: true, wait: retryAfter(resp.Header, now)}
+		}
+		if resp != nil && resp.StatusCode < 500 && resp.StatusCode != http.StatusTooManyRequests {
+			return verdict{} // bad credentials, a suspended or removed installation
 		}
 		return verdict{unsent: true, transient: true}
 	case errors.As(err, &er) && er.Response != nil:
@@ -168,20 +183,26 @@ func isTimeout(err error) bool {
 func typed(op string, err error) error {
 	var er *github.ErrorResponse
 	if errors.As(err, &er) && er.Response != nil {
-		return statusError(op, er.Response.StatusCode, er.Message)
+		e := statusError(op, er.Response.StatusCode, er.Message)
+		e.Accepted = er.Response.Header.Get("X-Accepted-GitHub-Permissions")
+		return e
 	}
 	var tokenErr *ghinstallation.HTTPError
-	if errors.As(err, &tokenErr) && tokenErr.Response != nil {
+	if errors.As(err, &tokenErr) && tokenErr.Response != nil && !judge(err, time.Now()).limited {
 		s := tokenErr.Response.StatusCode
 		if s == http.StatusNotFound || s == http.StatusUnauthorized || s == http.StatusForbidden {
-			return fmt.Errorf("%s: installation token: %w", op, &APIError{Op: op, Status: s, Message: "installation token refused", kind: ErrNoPermission})
+			msg := "installation token refused"
+			if m := bodyMessage(tokenErr.Response); m != "" {
+				msg += ": " + m // e.g. "This installation has been suspended"
+			}
+			return fmt.Errorf("%s: installation token: %w", op, &APIError{Op: op, Status: s, Message: msg, kind: ErrNoPermission})
 		}
 	}
 	return fmt.Errorf("%s: %w", op, err)
 }
 
 // statusError builds the APIError of a status.
-func statusError(op string, status int, msg string) error {
+func statusError(op string, status int, msg string) *APIError {
 	e := &APIError{Op: op, Status: status, Message: msg}
 	switch status {
 	case http.StatusNotFound:
@@ -196,4 +217,49 @@ func statusError(op string, status int, msg string) error {
 		e.kind = ErrNotFound
 	}
 	return e
+}
+
+// AlreadyExists reports a 422 whose message says the object already
+// exists, as GitHub answers a second "create a reference" ("Reference
+// already exists"). Other 422s on the same call mean something else
+// ("Reference update failed", "Object does not exist").
+func AlreadyExists(err error) bool {
+	var ae *APIError
+	return errors.As(err, &ae) && ae.Status == http.StatusUnprocessableEntity &&
+		strings.Contains(strings.ToLower(ae.Message), "already exists")
+}
+
+// MissingPermission returns the permission GitHub named as needed when it
+// refused a call with 403 (its X-Accepted-GitHub-Permissions header, e.g.
+// "actions=write"), and whether err is such a refusal. The name is "" when
+// GitHub named none.
+func MissingPermission(err error) (string, bool) {
+	var ae *APIError
+	if !errors.As(err, &ae) || ae.Status != http.StatusForbidden ||
+		ae.Accepted == "" && !strings.EqualFold(ae.Message, "Resource not accessible by integration") {
+		return "", false
+	}
+	return ae.Accepted, true
+}
+
+// bodyMessage reads the "message" of a GitHub error answer, bounded and on
+// one line; "" when there is none.
+func bodyMessage(resp *http.Response) string {
+	if resp == nil || resp.Body == nil {
+		return ""
+	}
+	b, _ := io.ReadAll(io.LimitReader(resp.Body, 64<<10))
+	_ = resp.Body.Close()
+	resp.Body = io.NopCloser(bytes.NewReader(b))
+	var e struct {
+		Message string `json:"message"`
+	}
+	if json.Unmarshal(b, &e) != nil {
+		return ""
+	}
+	m := strings.Join(strings.Fields(e.Message), " ")
+	if len(m) > 200 {
+		m = m[:200] + "…"
+	}
+	return m
 }

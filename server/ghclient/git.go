@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"errors"
 	"unicode/utf8"
 
 	"github.com/google/go-github/v66/github"
@@ -25,11 +26,22 @@ type Tree struct {
 	Truncated bool        `json:"truncated,omitempty"`
 }
 
-// GetTree lists a tree recursively; sha may be a commit or a tree.
+// GetTree lists a tree recursively; sha may be a commit or a tree. GitHub
+// cuts a recursive listing above 100,000 entries or 7 MB and says so in
+// Truncated; ListTree then lists one directory at a time.
 func (r *Repo) GetTree(ctx context.Context, sha string) (Tree, error) {
+	return r.tree(ctx, sha, true)
+}
+
+// ListTree lists a tree's direct entries, as paths relative to it.
+func (r *Repo) ListTree(ctx context.Context, sha string) (Tree, error) {
+	return r.tree(ctx, sha, false)
+}
+
+func (r *Repo) tree(ctx context.Context, sha string, recursive bool) (Tree, error) {
 	var t Tree
 	err := r.c.do(ctx, "get tree "+short(sha)+" of "+r.FullName(), idempotent, func(ctx context.Context) (*github.Response, error) {
-		gt, resp, err := r.gh.Git.GetTree(ctx, r.owner, r.name, sha, true)
+		gt, resp, err := r.gh.Git.GetTree(ctx, r.owner, r.name, sha, recursive)
 		if err != nil {
 			return resp, err
 		}
@@ -190,6 +202,17 @@ func (r *Repo) MoveBranch(ctx context.Context, branch, sha string, force bool) e
 		_, resp, err := r.gh.Git.UpdateRef(ctx, r.owner, r.name, ref, force)
 		return resp, err
 	})
+}
+
+// DeleteBranch deletes a branch; one already gone is not an error.
+func (r *Repo) DeleteBranch(ctx context.Context, branch string) error {
+	err := r.c.do(ctx, "delete branch "+branch+" of "+r.FullName(), idempotent, func(ctx context.Context) (*github.Response, error) {
+		return r.gh.Git.DeleteRef(ctx, r.owner, r.name, "refs/heads/"+branch)
+	})
+	if errors.Is(err, ErrUnprocessable) || errors.Is(err, ErrNotFound) {
+		return nil // GitHub answers 422 "Reference does not exist"
+	}
+	return err
 }
 
 // isText reports content that can go inline in a tree entry: valid UTF-8

@@ -108,12 +108,15 @@ type NewPull struct {
 	Head, Base  string // branch names
 }
 
-// CreatePull opens a pull request. One that exists already gives
-// ErrUnprocessable; it is not repeated after an unknown outcome.
+// CreatePull opens a pull request from a branch of the same repository.
+// One that exists already gives ErrUnprocessable; it is not repeated after
+// an unknown outcome. maintainer_can_modify is not sent: it lets the base
+// repository's maintainers push to a fork's head branch, and means nothing
+// for a branch of the repository itself.
 func (r *Repo) CreatePull(ctx context.Context, p NewPull) (PullRequest, error) {
 	var out PullRequest
 	np := &github.NewPullRequest{Title: github.String(p.Title), Body: github.String(p.Body), Head: github.String(p.Head),
-		Base: github.String(p.Base), MaintainerCanModify: github.Bool(true)}
+		Base: github.String(p.Base)}
 	err := r.c.do(ctx, "open pull request from "+p.Head+" in "+r.FullName(), once, func(ctx context.Context) (*github.Response, error) {
 		pr, resp, err := r.gh.PullRequests.Create(ctx, r.owner, r.name, np)
 		if err != nil {

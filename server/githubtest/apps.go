@@ -20,12 +20,7 @@ type installation struct {
 	Account   actorRef
 	Repos     []string // repository keys, in installation order
 	CreatedAt time.Time
-}
-
-// appPermissions are the permissions the simulated app holds.
-var appPermissions = map[string]string{
-	"actions": "read", "contents": "write", "issues": "write", "metadata": "read",
-	"pull_requests": "write", "workflows": "write",
+	perms     map[string]string // nil: Options.Permissions
 }
 
 // appEvents are the events the simulated app subscribes to.
@@ -77,7 +72,7 @@ func (s *Server) installationJSON(inst *installation) map[string]any {
 		"html_url":             fmt.Sprintf("%s/organizations/%s/settings/installations/%d", s.url, inst.Account.Login, inst.ID),
 		"app_id":               s.app.ID, "app_slug": s.app.Slug,
 		"target_id": inst.Account.ID, "target_type": inst.Account.Type,
-		"permissions": appPermissions, "events": appEvents,
+		"permissions": s.installationPerms(inst.ID), "events": appEvents,
 		"created_at": ts(inst.CreatedAt), "updated_at": ts(inst.CreatedAt),
 		"single_file_name": nil, "has_multiple_single_files": false, "single_file_paths": []string{},
 		"suspended_by": nil, "suspended_at": nil,
@@ -95,7 +90,7 @@ func (s *Server) appJSON() map[string]any {
 		"owner": s.accountJSON(owner), "name": s.app.Name, "description": "Diagnoses failing GitHub Actions runs.",
 		"external_url": s.url, "html_url": s.url + "/apps/" + s.app.Slug,
 		"created_at": ts(s.app.createdAt), "updated_at": ts(s.app.createdAt),
-		"permissions": appPermissions, "events": appEvents, "installations_count": len(s.installations),
+		"permissions": s.opts.Permissions, "events": appEvents, "installations_count": len(s.installations),
 	}
 }
 
@@ -182,10 +177,18 @@ func (s *Server) handleAccessToken(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	t.repos = repos
-	perms := appPermissions
+	perms := s.installationPerms(id)
 	if len(req.Permissions) > 0 {
+		if !grantable(perms, req.Permissions) {
+			// GitHub's answer when a token asks for more than the
+			// installation holds (docs: "Create an installation access
+			// token for an app", 422 "Validation failed").
+			writeValidation(w, "The permissions requested are not granted to this installation.")
+			return
+		}
 		perms = req.Permissions
 	}
+	t.perms = perms
 	out := map[string]any{
 		"token": s.issueToken("ghs_", t), "expires_at": ts(t.expires),
 		"permissions": perms, "repository_selection": "selected",

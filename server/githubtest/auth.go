@@ -32,8 +32,9 @@ type principal struct {
 	installationID int64
 	login          string
 	userID         int64
-	repos          map[string]bool // a narrowed installation token's repos; nil = all
-	reason         string          // why an invalid credential was refused
+	repos          map[string]bool   // a narrowed installation token's repos; nil = all
+	perms          map[string]string // an installation token's permissions
+	reason         string            // why an invalid credential was refused
 }
 
 // actor names the caller for recording and rate limiting.
@@ -76,6 +77,7 @@ type token struct {
 	installationID int64
 	login          string
 	repos          map[string]bool
+	perms          map[string]string // an installation token's, fixed when issued
 	expires        time.Time
 }
 
@@ -175,7 +177,7 @@ func (s *Server) authenticate(r *http.Request) principal {
 	if t == nil || !time.Now().Before(t.expires) {
 		return principal{kind: kindInvalid, reason: "Bad credentials"}
 	}
-	p := principal{kind: t.kind, installationID: t.installationID, login: t.login, repos: t.repos}
+	p := principal{kind: t.kind, installationID: t.installationID, login: t.login, repos: t.repos, perms: t.perms}
 	if u := s.users[strings.ToLower(t.login)]; u != nil {
 		p.userID = u.ID
 	}
@@ -275,7 +277,7 @@ func (s *Server) InstallationToken(installationID int64) (string, error) {
 		return "", fmt.Errorf("installation %d is not known", installationID)
 	}
 	return s.issueToken("ghs_", &token{kind: kindInstallation, installationID: installationID,
-		expires: time.Now().Add(s.opts.TokenTTL)}), nil
+		perms: s.installationPerms(installationID), expires: time.Now().Add(s.opts.TokenTTL)}), nil
 }
 
 // UserToken issues a user access token for login (the user is created if

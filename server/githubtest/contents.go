@@ -151,7 +151,7 @@ func (s *Server) handleContents(w http.ResponseWriter, r *http.Request) {
 	}
 	data := repo.git.blobs[e.SHA]
 	if wantsMedia(r, rawMediaType) {
-		w.Header().Set("Content-Type", "application/vnd.github.raw; charset=utf-8")
+		w.Header().Set("Content-Type", answeredMedia(r, rawMediaType)+"; charset=utf-8")
 		_, _ = w.Write(data)
 		return
 	}
@@ -234,7 +234,7 @@ func (s *Server) treeJSON(repo *repoState, sha string, recursive bool) map[strin
 	var walk func(treeSHA, prefix string)
 	walk = func(treeSHA, prefix string) {
 		for _, e := range repo.git.trees[treeSHA] {
-			if len(entries) >= maxTreeEntries {
+			if len(entries) >= s.opts.TreeLimit {
 				truncated = true
 				return
 			}
@@ -266,7 +266,7 @@ func (s *Server) handleGetBlob(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	if wantsMedia(r, rawMediaType) {
-		w.Header().Set("Content-Type", "application/vnd.github.raw; charset=utf-8")
+		w.Header().Set("Content-Type", answeredMedia(r, rawMediaType)+"; charset=utf-8")
 		_, _ = w.Write(data)
 		return
 	}

@@ -35,6 +35,16 @@
 // valid credentials, 404 for a repository the caller cannot see. Writes
 // made with an installation token are attributed to "<slug>[bot]".
 //
+// # Permissions
+//
+// Each installation holds Options.Permissions (DefaultPermissions unless
+// set; SetInstallationPermissions changes one installation's), and a token
+// keeps the permissions it was issued with. Every repository endpoint
+// refuses a token that lacks its permission as GitHub does: 403 "Resource
+// not accessible by integration" with X-Accepted-GitHub-Permissions. A ref
+// created or moved onto commits that change .github/workflows/ also needs
+// workflows: write.
+//
 // # Calls, faults and rate limits
 //
 // Every request is recorded as a Call. Calls have a Kind: KindAPI for REST
@@ -46,5 +56,7 @@
 // KindBlob fails those instead. Primary rate limits are kept per
 // installation, per user and for the app JWT, as GitHub keeps them, with
 // X-RateLimit-* headers on every API response; a 304 and GET /rate_limit
-// do not count.
+// do not count. ETags depend on the caller's token, as GitHub's do.
+// Options.ContentPerMinute adds a secondary limit on an installation's
+// writes; Options.TreeLimit bounds recursive tree listings (truncated).
 package githubtest

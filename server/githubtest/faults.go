@@ -34,6 +34,11 @@ const (
 	FaultConflict FaultKind = "409"
 	// FaultValidation answers 422 "Validation Failed"; *ErrorResponse.
 	FaultValidation FaultKind = "422"
+	// FaultNoPermission answers GitHub's 403 "Resource not accessible by
+	// integration" with X-Accepted-GitHub-Permissions (Fault.Message
+	// replaces the header's value, default "contents=write"), as when the
+	// installation lacks a permission; *ErrorResponse.
+	FaultNoPermission FaultKind = "403-permission"
 )
 
 // Fault describes when and how to fail calls. A call matches when every
@@ -60,6 +65,14 @@ type Fault struct {
 	// RetryAfter is sent as Retry-After by the 429 and 403 faults; default
 	// 60 seconds.
 	RetryAfter time.Duration
+	// NoRetryAfter leaves Retry-After out of the 429 and 403 faults, as
+	// GitHub may: "If the retry-after response header is present, you
+	// should not retry your request until after that many seconds has
+	// elapsed. … Otherwise, you should wait for at least one minute before
+	// retrying." (docs.github.com/rest/using-the-rest-api/rate-limits-for-the-rest-api,
+	// "Exceeding the rate limit"). The x-ratelimit-* headers of the
+	// primary limit are still sent, as GitHub sends them on every answer.
+	NoRetryAfter bool
 	// Status replaces the status of FaultServerError (default 502).
 	Status int
 	// Message replaces the error message of status faults.
@@ -168,9 +181,19 @@ func (s *Server) writeFault(w http.ResponseWriter, p principal, rule *faultRule)
 		if rule.Kind == FaultSecondaryLimit {
 			status = http.StatusForbidden
 		}
-		msg = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+		msg = secondaryMessage
 		doc = docsSecondary
-		w.Header().Set("Retry-After", strconv.Itoa(int(rule.RetryAfter/time.Second)))
+		if !rule.NoRetryAfter {
+			w.Header().Set("Retry-After", strconv.Itoa(int(rule.RetryAfter/time.Second)))
+		}
+	case FaultNoPermission:
+		accepted := rule.Message
+		if accepted == "" {
+			accepted = needContents
+		}
+		s.chargeRate(w.Header(), p, false)
+		refuseIntegration(w, accepted, docsBase)
+		return
 	case FaultConflict:
 		status, msg = http.StatusConflict, "Conflict"
 	case FaultValidation:

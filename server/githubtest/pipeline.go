@@ -124,9 +124,19 @@ func (s *Server) dispatch(rec *recorder, r *http.Request, kind CallKind, p princ
 		s.writePrimaryLimit(rec, p)
 		return
 	}
+	if kind == KindAPI && s.contentLimited(p, r.Method) {
+		s.writeSecondaryLimit(rec, p)
+		return
+	}
 	s.router.ServeHTTP(rec, r)
 	if kind == KindAPI && r.Method == http.MethodGet && rec.code() == http.StatusOK {
-		sum := sha256.Sum256(append([]byte(r.Header.Get("Accept")+"\n"), rec.body.Bytes()...))
+		// GitHub's ETags are specific to the credential: "It's currently
+		// expected for ETags to be auth token specific" (GitHub support,
+		// quoted in eclipse-csi/otterdog#201; github/docs#34689), so an
+		// ETag stored under an installation token that has since rotated
+		// gets a 200, not a 304.
+		rec.header.Set("Vary", "Accept, Authorization, Cookie, X-GitHub-OTP")
+		sum := sha256.Sum256(append([]byte(r.Header.Get("Accept")+"\n"+r.Header.Get("Authorization")+"\n"), rec.body.Bytes()...))
 		etag := `W/"` + hex.EncodeToString(sum[:16]) + `"`
 		rec.header.Set("ETag", etag)
 		if etagMatches(r.Header.Get("If-None-Match"), etag) {

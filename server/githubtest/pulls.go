@@ -145,7 +145,10 @@ func (s *Server) handleCreatePull(w http.ResponseWriter, r *http.Request) {
 	p := &pull{Number: s.nextNumber(repo), ID: s.newID(), Title: req.Title, Body: req.Body, State: "open",
 		HeadRef: branch, HeadSHA: repo.refs["refs/heads/"+branch], BaseRef: req.Base,
 		BaseSHA: repo.refs["refs/heads/"+req.Base], User: s.actorAccount(principalOf(r)), Draft: req.Draft,
-		MaintainerCanModify: req.MaintainerCanModify == nil || *req.MaintainerCanModify,
+		// maintainer_can_modify concerns a fork's head branch; a pull
+		// request within one repository reports false whatever was asked
+		// (docs: "Create a pull request", maintainer_can_modify).
+		MaintainerCanModify: false,
 		CreatedAt:           s.now(), UpdatedAt: s.now(), shas: map[string]bool{}}
 	p.shas[p.HeadSHA] = true
 	repo.pulls[p.Number] = p

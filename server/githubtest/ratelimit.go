@@ -7,6 +7,9 @@ import (
 	"time"
 )
 
+// secondaryMessage is GitHub's message for a secondary rate limit.
+const secondaryMessage = "You have exceeded a secondary rate limit. Please wait a few minutes before you try again."
+
 // anonymousLimit is GitHub's primary limit for unauthenticated callers.
 const anonymousLimit = 60
 
@@ -105,5 +108,38 @@ func (s *Server) handleRateLimit(w http.ResponseWriter, r *http.Request) {
 	writeJSON(w, http.StatusOK, map[string]any{
 		"resources": map[string]any{"core": core, "search": search, "graphql": core},
 		"rate":      core,
+	})
+}
+
+// contentLimited counts a content-creating request of an installation and
+// reports whether it is over Options.ContentPerMinute in the last minute.
+func (s *Server) contentLimited(p principal, method string) bool {
+	if s.opts.ContentPerMinute <= 0 || p.kind != kindInstallation || !isWrite(method) {
+		return false
+	}
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	now := time.Now()
+	recent := s.content[p.actor()][:0]
+	for _, at := range s.content[p.actor()] {
+		if now.Sub(at) < time.Minute {
+			recent = append(recent, at)
+		}
+	}
+	if len(recent) >= s.opts.ContentPerMinute {
+		s.content[p.actor()] = recent
+		return true
+	}
+	s.content[p.actor()] = append(recent, now)
+	return false
+}
+
+// writeSecondaryLimit answers GitHub's secondary limit without
+// Retry-After.
+func (s *Server) writeSecondaryLimit(w http.ResponseWriter, p principal) {
+	s.chargeRate(w.Header(), p, false)
+	writeJSON(w, http.StatusForbidden, map[string]any{
+		"message":           secondaryMessage,
+		"documentation_url": docsSecondary, "status": "403",
 	})
 }

@@ -98,6 +98,9 @@ func (s *Server) handleCreateRef(w http.ResponseWriter, r *http.Request) {
 		writeValidation(w, "Object does not exist")
 		return
 	}
+	if s.refusesWorkflowWrite(w, r, repo, req.SHA) {
+		return
+	}
 	repo.refs[req.Ref] = req.SHA
 	w.Header().Set("Location", s.repoAPI(repo, "git/"+escapePath(req.Ref)))
 	writeJSON(w, http.StatusCreated, s.refJSON(repo, req.Ref, req.SHA))
@@ -127,6 +130,8 @@ func (s *Server) handleUpdateRef(w http.ResponseWriter, r *http.Request) {
 		return
 	case !req.Force && !repo.git.isAncestor(cur, req.SHA):
 		writeValidation(w, "Update is not a fast forward")
+		return
+	case s.refusesWorkflowWrite(w, r, repo, req.SHA):
 		return
 	}
 	repo.refs[ref] = req.SHA
@@ -159,4 +164,21 @@ func (s *Server) notePullHeads(repo *repoState, ref, sha string) {
 			p.UpdatedAt = s.now()
 		}
 	}
+}
+
+// refusesWorkflowWrite answers GitHub's refusal when an installation
+// without workflows: write points a ref at commits that change
+// .github/workflows/, and reports whether it did. Over REST GitHub answers
+// 403 "Resource not accessible by integration" naming
+// "contents=write; contents=write,workflows=write" in
+// X-Accepted-GitHub-Permissions (mkb79/Audible#882 quotes it); a git push
+// gets "refusing to allow a GitHub App to create or update workflow … without
+// `workflows` permission" (repo-sync/github-sync#23). Callers hold s.mu.
+func (s *Server) refusesWorkflowWrite(w http.ResponseWriter, r *http.Request, repo *repoState, sha string) bool {
+	p := principalOf(r)
+	if p.kind != kindInstallation || permits(p.perms, "workflows=write") || !s.touchesWorkflows(repo, sha) {
+		return false
+	}
+	refuseIntegration(w, needWorkflowRef, docsBase+"/git/refs#create-a-reference")
+	return true
 }

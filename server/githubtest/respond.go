@@ -201,3 +201,15 @@ func wantsMedia(r *http.Request, media string) bool {
 	alt := strings.Replace(media, "github.", "github.v3.", 1)
 	return strings.Contains(accept, media) || strings.Contains(accept, alt)
 }
+
+// answeredMedia is the media type GitHub names in Content-Type for a
+// request of media: the one asked for, with "v3." when the Accept header
+// had it (a recorded answer to "application/vnd.github.v3.raw" says
+// "application/vnd.github.v3.raw", octokit/fixtures get-content).
+func answeredMedia(r *http.Request, media string) string {
+	alt := strings.Replace(media, "github.", "github.v3.", 1)
+	if strings.Contains(strings.ToLower(r.Header.Get("Accept")), alt) {
+		return alt
+	}
+	return media
+}

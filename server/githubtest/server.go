@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -46,6 +47,21 @@ type Options struct {
 	ClientID, ClientSecret string
 	// OAuthUser is the user /login/oauth/authorize signs in; default "octocat".
 	OAuthUser string
+	// Permissions are the repository permissions each installation holds
+	// (default DefaultPermissions); endpoints refuse what they do not cover
+	// as GitHub does. SetInstallationPermissions changes one installation's.
+	Permissions map[string]string
+	// TreeLimit is how many entries a recursive tree listing holds before
+	// it is cut and marked truncated; default 100,000, GitHub's ("The limit
+	// for the tree array is 100,000 entries with a maximum size of 7 MB",
+	// REST reference, "Get a tree").
+	TreeLimit int
+	// ContentPerMinute is a secondary limit on content-creating requests
+	// (POST, PATCH, PUT, DELETE) per installation and minute, answered as
+	// GitHub may: 403 with the secondary-limit body and no Retry-After.
+	// GitHub documents 80 a minute ("Secondary rate limits", REST docs);
+	// 0 (the default) sets none.
+	ContentPerMinute int
 	// RateLimit is the primary limit per installation, user and app; default 5000.
 	RateLimit int
 	// TokenTTL is the lifetime of installation tokens; default 1 hour.
@@ -87,6 +103,7 @@ type Server struct {
 	oauthCodes    map[string]*oauthCode
 	manifests     map[string]*manifestCode
 	rates         map[string]*rateState
+	content       map[string][]time.Time // recent writes per caller, for ContentPerMinute
 	blobs         map[string]*blobTicket
 	calls         []Call
 	writes        []Write
@@ -115,7 +132,7 @@ func New(opts Options) (*Server, error) {
 		repos: map[string]*repoState{}, installations: map[int64]*installation{},
 		tokens: map[string]*token{}, users: map[string]*User{},
 		oauthCodes: map[string]*oauthCode{}, manifests: map[string]*manifestCode{},
-		rates: map[string]*rateState{}, blobs: map[string]*blobTicket{},
+		rates: map[string]*rateState{}, content: map[string][]time.Time{}, blobs: map[string]*blobTicket{},
 		nextID: 1_000_000_000, closing: make(chan struct{}),
 	}
 	if err := s.initApp(); err != nil {
@@ -202,6 +219,12 @@ func defaults(o *Options) error {
 	}
 	if o.RateLimit <= 0 {
 		o.RateLimit = 5000
+	}
+	if o.Permissions == nil {
+		o.Permissions = maps.Clone(DefaultPermissions)
+	}
+	if o.TreeLimit <= 0 {
+		o.TreeLimit = maxTreeEntries
 	}
 	if o.TokenTTL <= 0 {
 		o.TokenTTL = time.Hour

@@ -89,6 +89,8 @@ func (r *renderer) withheld(b *strings.Builder) {
 			}
 			b.WriteString("Polylane opens no pull request for this fix because it changes " + changes +
 				" and the repository does not allow fix pull requests that change workflows; set `fix_pull_requests.workflows: true` in `.github/polylane.yml` on the default branch to allow them.\n\n")
+		case WithheldWorkflowsPermission:
+			b.WriteString("Polylane opens no pull request for this fix because it changes a workflow file and the app's installation lacks the `workflows: write` permission, without which GitHub refuses the branch; the patch above can be applied by hand.\n\n")
 		case WithheldCredential:
 			b.WriteString("Polylane never opens this fix as a pull request on its own because it passes a credential; someone with write access can ask for it with `@" + r.opts.handle() + " fix`.\n\n")
 		}

@@ -49,6 +49,10 @@ const (
 	// WithheldWorkflows: the patch changes .github/workflows/* and the
 	// repository has not set fix_pull_requests.workflows.
 	WithheldWorkflows = "workflows"
+	// WithheldWorkflowsPermission: the patch changes .github/workflows/*
+	// and the app's installation does not hold workflows: write, without
+	// which GitHub refuses the branch.
+	WithheldWorkflowsPermission = "workflows-permission"
 	// WithheldCredential: the patch passes a credential, so it is opened
 	// only when someone with write access asks.
 	WithheldCredential = "credential"

@@ -148,13 +148,19 @@ func must(t *testing.T, err error) {
 // newRigOn is a second webhook endpoint on the same store and simulator.
 func newRigOn(t *testing.T, r *rig) *rig {
 	t.Helper()
-	h, err := webhook.New(webhook.Options{Secret: secret, Store: r.st})
+	return &rig{st: r.st, url: serveHook(t, r.st, webhook.Options{Secret: secret, Store: r.st}), sim: r.sim}
+}
+
+// serveHook serves a handler with opts over loopback and returns its URL.
+func serveHook(t *testing.T, checker server.Checker, opts webhook.Options) string {
+	t.Helper()
+	h, err := webhook.New(opts)
 	if err != nil {
 		t.Fatal(err)
 	}
-	srv := server.New(server.Options{Logger: zerolog.Nop(), Checker: r.st})
+	srv := server.New(server.Options{Logger: zerolog.Nop(), Checker: checker})
 	srv.Method(http.MethodPost, "/webhooks/github", h)
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
-	return &rig{st: r.st, url: hs.URL + "/webhooks/github", sim: r.sim}
+	return hs.URL + "/webhooks/github"
 }

@@ -173,6 +173,9 @@ func (h *Handler) installation(ctx context.Context, d *Delivery) (Outcome, error
 	if err := h.putRepos(ctx, in.ID, p.Repositories, p.Action == "deleted"); err != nil {
 		return Outcome{}, err
 	}
+	if p.Action == "new_permissions_accepted" && h.opts.NewPermissions != nil {
+		h.opts.NewPermissions(in.ID)
+	}
 	return Outcome{Record: true, Status: http.StatusOK, Reason: "installation " + p.Action + " applied"}, nil
 }
 

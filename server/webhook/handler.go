@@ -76,6 +76,11 @@ type Options struct {
 	// without "@" (nil: "polylane"); the app's slug belongs here when it is
 	// not "polylane".
 	Handles []string
+	// NewPermissions is called with an installation's id after its
+	// new_permissions_accepted delivery is recorded, so that the process
+	// drops the installation's cached token: a token keeps the permissions
+	// it was minted with until it expires (nil: nothing).
+	NewPermissions func(installationID int64)
 	// MaxInFlight bounds the deliveries being read, verified or recorded at
 	// once (0: DefaultMaxInFlight); past it a request is answered 503 at
 	// once, before its body is read. Each may hold up to MaxBody in memory.

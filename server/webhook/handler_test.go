@@ -358,3 +358,24 @@ func TestConcurrentDeliveries(t *testing.T) {
 		})
 	}
 }
+
+// TestNewPermissionsAccepted: the new_permissions_accepted delivery tells
+// the process to drop the installation's cached token, once.
+func TestNewPermissionsAccepted(t *testing.T) {
+	r := newRig(t, storetest.Backends()[0], 0)
+	var got []int64
+	r.url = serveHook(t, r.st, webhook.Options{Secret: secret, Store: r.st, NewPermissions: func(id int64) { got = append(got, id) }})
+	for _, action := range []string{"created", "new_permissions_accepted", "new_permissions_accepted"} {
+		ev, err := r.sim.InstallationEvent(action, tinyInst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		guid := "perm-" + action
+		if status, text := r.post(t, ev.Name, guid, ev.Payload, "", "application/json"); status >= 300 {
+			t.Fatalf("%s: %d %s", action, status, text)
+		}
+	}
+	if len(got) != 1 || got[0] != tinyInst {
+		t.Fatalf("cached tokens dropped for %v, want [%d] (the redelivery is a duplicate)", got, tinyInst)
+	}
+}

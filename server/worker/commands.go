@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/rs/zerolog"
+
 	"github.com/polylane/polylane/server/jobs"
 
 	"github.com/polylane/polylane/server/report"
@@ -138,6 +140,9 @@ func (w *Worker) requestFix(ctx context.Context, c *conversation, _ string) (str
 		return "", "", err
 	}
 	if res.withheld != "" {
+		if res.withheld == report.WithheldWorkflowsPermission {
+			pub.installURL = w.installationURL(ctx, c.a.InstallationID)
+		}
 		return pub.withheldReply(res.withheld), "withheld: " + res.withheld, nil
 	}
 	text, outcome := fixReply(res, class)
@@ -227,3 +232,41 @@ func inertCode(s string) string {
 // inert renders a message of Polylane's own that may quote repository
 // paths as a code span.
 func inert(s string) string { return "`" + clipText(inertCode(s), 600) + "`" }
+
+// installationURL is the installation's settings page, "" when GitHub does
+// not say (the reply then names the page without a link).
+func (w *Worker) installationURL(ctx context.Context, id int64) string {
+	u, err := w.gh.InstallationURL(ctx, id)
+	if err != nil {
+		zerolog.Ctx(ctx).Warn().Err(err).Int64("installation", id).Msg("installation settings page not found")
+		return ""
+	}
+	return u
+}
+
+// lacksPermission answers a command GitHub refused because the app's
+// installation lacks a permission: which one (as GitHub named it in
+// X-Accepted-GitHub-Permissions), and how an owner grants it. Retrying
+// cannot help until someone does, so the command ends here.
+func (w *Worker) lacksPermission(ctx context.Context, c *conversation, name, accepted string) string {
+	need := "a permission this needs"
+	if accepted != "" {
+		var alts []string
+		for _, alt := range strings.Split(accepted, ";") {
+			var all []string
+			for _, one := range strings.Split(alt, ",") {
+				perm, level, _ := strings.Cut(strings.TrimSpace(one), "=")
+				all = append(all, "`"+clipText(inertCode(perm), 40)+": "+clipText(inertCode(level), 10)+"`")
+			}
+			alts = append(alts, strings.Join(all, " and "))
+		}
+		need = "the " + strings.Join(alts, " or ") + " permission"
+	}
+	where := "the installation's settings"
+	if u := w.installationURL(ctx, c.a.InstallationID); u != "" {
+		where = "the installation's settings (" + u + ")"
+	}
+	return fmt.Sprintf("Polylane could not carry out `%s`: GitHub refused because Polylane's GitHub App lacks %s on this repository. "+
+		"To allow it, the app's owner adds the permission to the GitHub App's settings, and an owner of this account accepts it in %s. Nothing was changed.\n",
+		name, need, where)
+}

@@ -107,7 +107,8 @@ func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a jobs.Diag
 	if err != nil && !errors.Is(err, ghclient.ErrNotFound) {
 		return nil, err
 	}
-	fsys := newTreeFS(tree, w.opts.MaxBlobs, func(sha string) ([]byte, error) { return w.blob(ctx, gh, a.RepositoryID, sha) })
+	fsys := newTreeFS(tree, w.opts.MaxBlobs, func(sha string) ([]byte, error) { return w.blob(ctx, gh, a.RepositoryID, sha) }).
+		completeWith(listTree(ctx, gh))
 	known, previous, err := w.cached(ctx, a.RepositoryID, p.Workflow.ID)
 	if err != nil {
 		return nil, err

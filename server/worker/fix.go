@@ -7,6 +7,7 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
+	"strings"
 
 	"github.com/polylane/polylane/server/jobs"
 
@@ -80,6 +81,12 @@ func (w *Worker) fixPull(ctx context.Context, a jobs.FixArgs) (fixResult, error)
 		return fixResult{closed: ended}, nil
 	}
 	head, notApplied, err := w.fixCommit(ctx, pub, a, branch)
+	if errors.Is(err, errWorkflowsRefused) {
+		zerolog.Ctx(ctx).Warn().Err(err).Str("class", a.ClassID).Msg("fix pull request withheld: GitHub refused the workflow change")
+		pub.noWorkflows = true
+		w.gh.ForgetInstallation(a.InstallationID) // a later grant reaches the next token
+		return fixResult{withheld: report.WithheldWorkflowsPermission}, nil
+	}
 	if err != nil || notApplied != "" {
 		return fixResult{notApplied: notApplied}, err
 	}
@@ -90,6 +97,15 @@ func (w *Worker) fixPull(ctx context.Context, a jobs.FixArgs) (fixResult, error)
 		return fixResult{}, permanent{err}
 	}
 	pr, err := w.ensurePull(ctx, pub, existing, ghclient.NewPull{Title: title, Body: body, Head: branch, Base: pub.repo.DefaultBranch})
+	if _, refused := ghclient.MissingPermission(err); refused && existing == nil {
+		// GitHub will not open the pull request (the installation lacks
+		// pull_requests: write): the branch pushed for it would be left
+		// behind, so it goes; the refusal is reported as it is.
+		if derr := pub.gh.DeleteBranch(ctx, branch); derr != nil {
+			zerolog.Ctx(ctx).Warn().Err(derr).Str("branch", branch).Msg("fix branch without a pull request not deleted")
+		}
+		return fixResult{}, err
+	}
 	if err != nil {
 		return fixResult{}, err
 	}
@@ -205,12 +221,57 @@ func (w *Worker) fixBranch(ctx context.Context, pub *published, a jobs.FixArgs, 
 	}
 	if branchSHA == "" {
 		err = gh.CreateBranch(ctx, branch, commit)
-		if !errors.Is(err, ghclient.ErrUnprocessable) {
-			return commit, err
+		if !ghclient.AlreadyExists(err) {
+			return commit, refWriteError(pub, err)
 		}
-		// Created meanwhile (a lost response): move it instead.
+		// Created meanwhile (a lost response): move it instead. Only
+		// GitHub's "Reference already exists" means that; any other 422
+		// is a refusal that moving would hide.
 	}
-	return commit, gh.MoveBranch(ctx, branch, commit, true)
+	return commit, refWriteError(pub, gh.MoveBranch(ctx, branch, commit, true))
+}
+
+// errWorkflowsRefused: GitHub refused the fix branch because the patch
+// changes a workflow and the installation lacks workflows: write.
+var errWorkflowsRefused = errors.New("GitHub refused the fix branch: the app lacks the workflows: write permission a workflow change needs")
+
+// refWriteError reads a refused branch write. A 403 for a patch that
+// changes a workflow is GitHub's workflows refusal (it names
+// "contents=write,workflows=write" among the accepted permissions, or
+// nothing at all: mkb79/Audible#882); a 422 other than "already exists" is
+// permanent ("Reference update failed", "Object does not exist"), so the
+// job ends at once with GitHub's message rather than retrying.
+func refWriteError(pub *published, err error) error {
+	if err == nil {
+		return nil
+	}
+	if accepted, refused := ghclient.MissingPermission(err); refused && len(workflowFiles(pub.doc.Patch.Diff)) > 0 &&
+		(accepted == "" || strings.Contains(accepted, "workflows")) {
+		return fmt.Errorf("%w: %w", errWorkflowsRefused, err)
+	}
+	if errors.Is(err, ghclient.ErrUnprocessable) {
+		return permanent{err}
+	}
+	return err
+}
+
+// repoTree is a commit's files for the fix: the cached listing, completed
+// directory by directory where GitHub truncated it.
+func (w *Worker) repoTree(ctx context.Context, pub *published, sha string) (*treeFS, error) {
+	tree, err := w.commitTree(ctx, pub.gh, pub.repo.ID, sha)
+	if err != nil {
+		return nil, err
+	}
+	return newTreeFS(tree, 0, nil).completeWith(listTree(ctx, pub.gh)), nil
+}
+
+// listTree lists one tree's direct entries, to complete a truncated
+// listing.
+func listTree(ctx context.Context, gh *ghclient.Repo) func(sha string) ([]ghclient.TreeEntry, error) {
+	return func(sha string) ([]ghclient.TreeEntry, error) {
+		t, err := gh.ListTree(ctx, sha)
+		return t.Entries, err
+	}
 }
 
 // notAppliedError says why a patch does not apply to the current files.
@@ -226,17 +287,16 @@ func (w *Worker) patchedFiles(ctx context.Context, pub *published, baseSHA strin
 	if err != nil {
 		return nil, &notAppliedError{fmt.Errorf("the patch is malformed: %w", err)}
 	}
-	tree, err := w.commitTree(ctx, pub.gh, pub.repo.ID, baseSHA)
+	tree, err := w.repoTree(ctx, pub, baseSHA)
 	if err != nil {
 		return nil, err
 	}
-	entries := map[string]ghclient.TreeEntry{}
-	for _, e := range tree.Entries {
-		entries[e.Path] = e
-	}
 	var out []ghclient.TreeFile
 	for _, fd := range diffs {
-		e, exists := entries[fd.Path]
+		e, exists := tree.lookup(fd.Path)
+		if err := tree.Err(); err != nil {
+			return nil, err // a directory listing failed: retry rather than misjudge
+		}
 		var old []byte
 		switch {
 		case exists && e.Type == "blob" && e.Mode != "120000":
@@ -260,18 +320,16 @@ func (w *Worker) patchedFiles(ctx context.Context, pub *published, baseSHA strin
 
 // carries reports whether a commit's tree already has the patched files.
 func (w *Worker) carries(ctx context.Context, pub *published, sha string, files []ghclient.TreeFile) (bool, error) {
-	tree, err := w.commitTree(ctx, pub.gh, pub.repo.ID, sha)
+	tree, err := w.repoTree(ctx, pub, sha)
 	if err != nil {
 		return false, err
 	}
-	have := map[string]string{}
-	for _, e := range tree.Entries {
-		if e.Type == "blob" {
-			have[e.Path] = e.SHA
-		}
-	}
 	for _, f := range files {
-		sha, ok := have[f.Path]
+		e, ok := tree.file(f.Path)
+		sha := e.SHA
+		if err := tree.Err(); err != nil {
+			return false, err
+		}
 		if f.Delete {
 			if ok {
 				return false, nil

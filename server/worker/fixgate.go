@@ -23,8 +23,13 @@ func (p *published) withheld() []string {
 		return nil
 	}
 	var out []string
-	if len(workflowFiles(d.Patch.Diff)) > 0 && !p.set.WorkflowFixes {
-		out = append(out, report.WithheldWorkflows)
+	if len(workflowFiles(d.Patch.Diff)) > 0 {
+		switch {
+		case !p.set.WorkflowFixes:
+			out = append(out, report.WithheldWorkflows)
+		case p.lacksWorkflows():
+			out = append(out, report.WithheldWorkflowsPermission)
+		}
 	}
 	if d.Impact != nil && len(d.Impact.Credentials) > 0 || len(impact.ScanCredentials(d.Patch.Diff)) > 0 {
 		out = append(out, report.WithheldCredential)
@@ -50,7 +55,7 @@ func workflowFiles(diff string) []string {
 // workflow the repository does not let Polylane change.
 func (p *published) fixBlocked(requested bool) string {
 	for _, why := range p.withheld() {
-		if why == report.WithheldWorkflows || !requested {
+		if why != report.WithheldCredential || !requested {
 			return why
 		}
 	}
@@ -63,5 +68,29 @@ func (p *published) withheldReply(why string) string {
 		return "No fix pull request was opened: the fix changes " + inert(strings.Join(workflowFiles(p.doc.Patch.Diff), ", ")) +
 			", and this repository does not let Polylane open pull requests that change workflows. Set `fix_pull_requests.workflows: true` in `.github/polylane.yml` on the default branch to allow it; the patch is in the assessment comment. Nothing was changed.\n"
 	}
+	if why == report.WithheldWorkflowsPermission {
+		return "No fix pull request was opened: the fix changes " + inert(strings.Join(workflowFiles(p.doc.Patch.Diff), ", ")) +
+			", and GitHub lets an app write workflow files only with the `workflows: write` permission, which Polylane's installation does not hold. " +
+			"To allow it, give the GitHub App the repository permission \"Workflows: Read and write\" (or create it with `polylane setup --workflows`) and accept the new permission in the installation's settings" +
+			p.settingsLink() + "; the patch is in the assessment comment. Nothing was changed.\n"
+	}
 	return "No fix pull request was opened: the fix passes a credential. Nothing was changed.\n"
+}
+
+// lacksWorkflows reports that the installation's token is known to lack
+// workflows: write.
+func (p *published) lacksWorkflows() bool {
+	if p.noWorkflows {
+		return true
+	}
+	level, known := p.gh.Granted("workflows")
+	return known && level != "write" && level != "admin"
+}
+
+// settingsLink is " (URL)" of the installation's settings page, when known.
+func (p *published) settingsLink() string {
+	if p.installURL == "" {
+		return ""
+	}
+	return " (" + p.installURL + ")"
 }

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/polylane/polylane/analysis/gha"
 	"github.com/polylane/polylane/analysis/history"
@@ -62,6 +63,14 @@ func (w *Worker) runHistory(ctx context.Context, gh *ghclient.Repo, repoID, work
 	etag := entry.ETag
 	if !state.Backfilled {
 		etag = "" // read everything the window needs
+		// A first sight lists pages of runs and then reads their logs:
+		// with the installation's budget low it waits for the reset
+		// rather than spend the rest (and fail other work on the way).
+		if b, known := gh.Budget(); known && b.Low(time.Now()) {
+			return nil, &ghclient.RateLimitedError{Wait: time.Until(b.Reset) + time.Second,
+				Err: fmt.Errorf("history of workflow %d deferred: %d of the installation's %d API calls left until %s",
+					workflowID, b.Remaining, b.Limit, b.Reset.UTC().Format(time.RFC3339))}
+		}
 	}
 	newETag := etag
 	inWindow := 0 // listed runs that belong to the trigger's window

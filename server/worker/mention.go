@@ -227,7 +227,15 @@ func (w *Worker) carryOut(ctx context.Context, c *conversation, cmd jobs.Command
 			return "", "", err
 		}
 	}
-	return spec.run(w, ctx, c, cmd.Args)
+	text, outcome, err := spec.run(w, ctx, c, cmd.Args)
+	if accepted, refused := ghclient.MissingPermission(err); refused {
+		zerolog.Ctx(ctx).Warn().Err(err).Str("command", cmd.Name).Msg("GitHub refused the command for a missing permission")
+		// The next call mints a token with what the installation holds
+		// then, should an owner grant the permission meanwhile.
+		w.gh.ForgetInstallation(c.a.InstallationID)
+		return w.lacksPermission(ctx, c, cmd.Name, accepted), "app lacks permission: " + accepted, nil
+	}
+	return text, outcome, err
 }
 
 // mayWrite reports whether the comment's author may push to the repository,

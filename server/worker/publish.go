@@ -32,6 +32,11 @@ type published struct {
 	bot  string
 	inst int64
 	set  settings
+	// noWorkflows is set when GitHub refused a ref write onto the fix's
+	// workflow change; installURL is the installation's settings page,
+	// looked up for a reply that asks an owner to grant a permission.
+	noWorkflows bool
+	installURL  string
 }
 
 // load reads what publishing a run attempt's diagnosis needs: the

@@ -55,7 +55,14 @@ type rig struct {
 
 func newRig(t testing.TB, b storetest.Backend, dir string) *rig {
 	t.Helper()
-	sim, err := githubtest.Start(githubtest.Options{Scenarios: []string{dir}, TreeAtRunHeads: true})
+	return newRigWith(t, b, dir, githubtest.Options{})
+}
+
+// newRigWith is newRig with simulator options (its scenarios are dir).
+func newRigWith(t testing.TB, b storetest.Backend, dir string, opts githubtest.Options) *rig {
+	t.Helper()
+	opts.Scenarios, opts.TreeAtRunHeads = []string{dir}, true
+	sim, err := githubtest.Start(opts)
 	if err != nil {
 		t.Fatal(err)
 	}

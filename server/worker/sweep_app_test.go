@@ -159,7 +159,7 @@ func newSweepApp(t testing.TB, base *sweepBase, db string) *sweepApp {
 func (a *sweepApp) startWorker(t testing.TB, publish bool) {
 	t.Helper()
 	gh, err := ghclient.New(ghclient.Config{AppID: a.sim.AppID(), PrivateKey: a.sim.PrivateKeyPEM(), BaseURL: a.sim.APIURL(),
-		Timeout: sweepHTTPTimeout, MaxWait: sweepMaxWait})
+		Timeout: sweepHTTPTimeout, MaxWait: sweepMaxWait, SecondaryWait: sweepRetryAfter})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -5,6 +5,7 @@ import (
 	"math/rand/v2"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -30,11 +31,27 @@ type sweepCall struct {
 func (c sweepCall) key() string { return c.Phase + " " + c.Method + " " + c.Path }
 
 // sweepFaults are the faults injected at every call; faultLost only at
-// writes, where the write is applied and its answer dropped.
+// writes, where the write is applied and its answer dropped. A permission
+// refusal (githubtest.FaultNoPermission) is permanent: the flow cannot
+// reach its clean end, so its cases check the invariants only (nothing
+// duplicated, every delivery ended with a reason).
 var sweepFaults = []githubtest.FaultKind{githubtest.FaultTimeout, githubtest.FaultTooManyRequests,
-	githubtest.FaultSecondaryLimit, githubtest.FaultServerError, githubtest.FaultReset}
+	githubtest.FaultSecondaryLimit, faultSecondaryBare, githubtest.FaultServerError, githubtest.FaultReset,
+	githubtest.FaultConflict, githubtest.FaultNoPermission}
 
 const faultLost = githubtest.FaultResponseLost
+
+// faultSecondaryBare is a secondary rate limit (403) without Retry-After.
+const faultSecondaryBare githubtest.FaultKind = "403-secondary-no-retry-after"
+
+// sweepFault is the simulator's fault for a kind, at the call match picks.
+func sweepFault(k githubtest.FaultKind, at int, match func(githubtest.Call) bool) githubtest.Fault {
+	f := githubtest.Fault{Kind: k, At: at, RetryAfter: sweepRetryAfter, Match: match}
+	if k == faultSecondaryBare {
+		f.Kind, f.NoRetryAfter = githubtest.FaultSecondaryLimit, true
+	}
+	return f
+}
 
 // faultName is a fault's name in subtest names and the report.
 func faultName(k githubtest.FaultKind) string {
@@ -63,7 +80,9 @@ func (c sweepCase) name() string {
 }
 
 // sweepSettings reads RELIABILITY_RUNS (default 1: `make test` runs every
-// case once), RELIABILITY_SEED (default 1), which orders the cases and
+// case once; RELIABILITY_FAULTS, a comma-separated list of fault names,
+// narrows the cases to those faults), RELIABILITY_SEED (default 1), which
+// orders the cases and
 // picks when each restarts its worker, and RELIABILITY_PARALLEL, the cases
 // run at once (default 8: a case mostly waits for a timeout, a
 // Retry-After or a retry).
@@ -93,8 +112,10 @@ func sweepSettings(t *testing.T) (runs int, seed uint64, lanes int) {
 
 // TestReliabilitySweep discovers the GitHub calls of each flow from clean
 // runs, then, for every call index, injects a timeout, a 429 with
-// Retry-After, a secondary rate limit (403), a 502, a connection reset and,
-// at writes, a committed write whose answer is lost. The worker's retries
+// Retry-After, a secondary rate limit (403) with and without Retry-After, a
+// 502, a connection reset, a 409, a permission refusal (403 "Resource not
+// accessible by integration") and, at writes, a committed write whose
+// answer is lost. The worker's retries
 // run, and at a moment the seed picks after the fault the worker is
 // stopped (its running job cancelled) and a fresh one started from the
 // persisted state. Then the flow must reach the clean run's end state and
@@ -176,6 +197,9 @@ func flowCases(t *testing.T, base *sweepBase, snaps map[string]sweepSnapshot, f 
 				faults = append(append([]githubtest.FaultKind(nil), sweepFaults...), faultLost)
 			}
 			for _, k := range faults {
+				if only := os.Getenv("RELIABILITY_FAULTS"); only != "" && !slices.Contains(strings.Split(only, ","), faultName(k)) {
+					continue // a developer's run of some faults only
+				}
 				out = append(out, sweepCase{flow: f, stage: i, call: call, shown: call.Index + offset, fault: k})
 			}
 		}
@@ -270,14 +294,13 @@ func runCase(t *testing.T, base *sweepBase, snaps map[string]sweepSnapshot, c sw
 	fired := make(chan struct{})
 	var once sync.Once
 	target := c.call
-	h := a.sim.InjectFault(githubtest.Fault{Kind: c.fault, At: target.Index, RetryAfter: sweepRetryAfter,
-		Match: func(call githubtest.Call) bool {
-			if call.APIIndex != target.Index || call.Method != target.Method || call.Path != target.Path {
-				return false
-			}
-			once.Do(func() { close(fired) })
-			return true
-		}})
+	h := a.sim.InjectFault(sweepFault(c.fault, target.Index, func(call githubtest.Call) bool {
+		if call.APIIndex != target.Index || call.Method != target.Method || call.Path != target.Path {
+			return false
+		}
+		once.Do(func() { close(fired) })
+		return true
+	}))
 	c.flow.stages[c.stage].start(t, a, s)
 	select {
 	case <-fired:
@@ -291,7 +314,9 @@ func runCase(t *testing.T, base *sweepBase, snaps map[string]sweepSnapshot, c sw
 	if h.Hits() != 1 {
 		t.Fatalf("the fault fired %d times", h.Hits())
 	}
-	c.flow.expect(t, a, s)
+	if c.fault != githubtest.FaultNoPermission {
+		c.flow.expect(t, a, s)
+	}
 	failed := a.checkInvariants(t, s)
 	if t.Failed() {
 		t.Logf("restarted %s after the fault; logs:\n%s", restartDelay, a.logs)

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"path"
 	"sort"
+	"strings"
 	"sync"
 	"time"
 
@@ -72,9 +73,22 @@ func (w *Worker) blob(ctx context.Context, gh *ghclient.Repo, repoID int64, sha 
 // missing object is kept in Err, so the caller can retry the whole job
 // rather than diagnose from a partial tree.
 type treeFS struct {
-	files map[string]ghclient.TreeEntry
-	dirs  map[string][]ghclient.TreeEntry // direct children, by name
 	fetch func(sha string) ([]byte, error)
+
+	// smu guards the listing, which grows when a truncated one is
+	// completed; it is taken before mu, never after.
+	smu    sync.Mutex
+	files  map[string]ghclient.TreeEntry
+	dirs   map[string][]ghclient.TreeEntry // direct children, by name
+	dirSHA map[string]string               // each directory's tree
+	// A truncated listing (GitHub cuts a recursive one above 100,000
+	// entries or 7 MB) is completed directory by directory along the
+	// paths the diagnosis asks for: list lists one tree's direct entries,
+	// loaded marks the directories listed so, listings counts them.
+	list      func(sha string) ([]ghclient.TreeEntry, error)
+	truncated bool
+	loaded    map[string]bool
+	listings  int
 
 	mu      sync.Mutex
 	budget  int
@@ -82,31 +96,131 @@ type treeFS struct {
 	err     error
 }
 
+// maxListings bounds the directory listings that complete one truncated
+// tree.
+const maxListings = 64
+
 // newTreeFS indexes a tree listing.
 func newTreeFS(t ghclient.Tree, budget int, fetch func(sha string) ([]byte, error)) *treeFS {
 	f := &treeFS{files: map[string]ghclient.TreeEntry{}, dirs: map[string][]ghclient.TreeEntry{".": nil},
+		dirSHA: map[string]string{".": t.SHA}, loaded: map[string]bool{}, truncated: t.Truncated,
 		fetch: fetch, budget: budget, fetched: map[string][]byte{}}
 	for _, e := range t.Entries {
-		if !fs.ValidPath(e.Path) || e.Path == "." {
-			continue
-		}
-		switch e.Type {
-		case "tree":
-			if _, ok := f.dirs[e.Path]; !ok {
-				f.dirs[e.Path] = nil // an empty directory still exists
-			}
-		case "blob":
-			f.files[e.Path] = e
-		default:
-			continue // submodules
-		}
-		parent := path.Dir(e.Path)
-		f.dirs[parent] = append(f.dirs[parent], e)
-	}
-	for _, list := range f.dirs {
-		sort.Slice(list, func(i, j int) bool { return list[i].Path < list[j].Path })
+		f.add(e)
 	}
 	return f
+}
+
+// completeWith lets a truncated listing be completed with list, a
+// non-recursive listing of one tree.
+func (f *treeFS) completeWith(list func(sha string) ([]ghclient.TreeEntry, error)) *treeFS {
+	f.list = list
+	return f
+}
+
+// add indexes one entry, once, keeping its directory's list in order.
+// Callers hold smu (or own f).
+func (f *treeFS) add(e ghclient.TreeEntry) {
+	if !fs.ValidPath(e.Path) || e.Path == "." {
+		return
+	}
+	switch e.Type {
+	case "tree":
+		if _, ok := f.dirs[e.Path]; ok {
+			return
+		}
+		f.dirs[e.Path] = nil // an empty directory still exists
+		f.dirSHA[e.Path] = e.SHA
+	case "blob":
+		if _, ok := f.files[e.Path]; ok {
+			return
+		}
+		f.files[e.Path] = e
+	default:
+		return // submodules
+	}
+	parent := path.Dir(e.Path)
+	list := append(f.dirs[parent], e)
+	sort.Slice(list, func(i, j int) bool { return list[i].Path < list[j].Path })
+	f.dirs[parent] = list
+}
+
+// complete lists, in a truncated listing, the directories from the root
+// down to name (name itself when it is a directory) that are not listed
+// yet. Callers hold smu.
+func (f *treeFS) complete(name string) {
+	if !f.truncated || f.list == nil {
+		return
+	}
+	chain := []string{"."}
+	if name != "." {
+		parts := strings.Split(name, "/")
+		for i := range parts {
+			chain = append(chain, strings.Join(parts[:i+1], "/"))
+		}
+	}
+	for _, d := range chain {
+		if f.loaded[d] {
+			continue
+		}
+		sha, ok := f.dirSHA[d]
+		if !ok || f.listings >= maxListings {
+			return // not a directory, or the bound is reached
+		}
+		f.listings++
+		entries, err := f.list(sha)
+		if err != nil {
+			f.mu.Lock()
+			if !errors.Is(err, ghclient.ErrNotFound) && f.err == nil {
+				f.err = fmt.Errorf("list %s: %w", d, err)
+			}
+			f.mu.Unlock()
+			return
+		}
+		f.loaded[d] = true
+		for _, e := range entries {
+			if d != "." {
+				e.Path = d + "/" + e.Path
+			}
+			f.add(e)
+		}
+	}
+}
+
+// file finds a file's entry, completing a truncated listing on a miss.
+func (f *treeFS) file(name string) (ghclient.TreeEntry, bool) {
+	f.smu.Lock()
+	defer f.smu.Unlock()
+	e, ok := f.files[name]
+	if !ok {
+		f.complete(name)
+		e, ok = f.files[name]
+	}
+	return e, ok
+}
+
+// dir lists a directory; in a truncated listing it is listed first.
+func (f *treeFS) dir(name string) ([]ghclient.TreeEntry, bool) {
+	f.smu.Lock()
+	defer f.smu.Unlock()
+	if _, isFile := f.files[name]; !isFile && !f.loaded[name] {
+		f.complete(name)
+	}
+	list, ok := f.dirs[name]
+	return append([]ghclient.TreeEntry(nil), list...), ok
+}
+
+// lookup finds a file or a directory (as a "tree" entry).
+func (f *treeFS) lookup(name string) (ghclient.TreeEntry, bool) {
+	if e, ok := f.file(name); ok {
+		return e, true
+	}
+	if _, ok := f.dir(name); ok {
+		f.smu.Lock()
+		defer f.smu.Unlock()
+		return ghclient.TreeEntry{Path: name, Type: "tree", Mode: "040000", SHA: f.dirSHA[name]}, true
+	}
+	return ghclient.TreeEntry{}, false
 }
 
 // Err returns the first download failure that was not a missing object.
@@ -121,8 +235,10 @@ func (f *treeFS) Open(name string) (fs.File, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: "open", Path: name, Err: fs.ErrInvalid}
 	}
-	if list, ok := f.dirs[name]; ok {
-		return &dirFile{info: dirInfo(name), entries: dirEntries(list)}, nil
+	if _, isFile := f.file(name); !isFile {
+		if list, ok := f.dir(name); ok {
+			return &dirFile{info: dirInfo(name), entries: dirEntries(list)}, nil
+		}
 	}
 	data, e, err := f.read(name)
 	if err != nil {
@@ -145,19 +261,19 @@ func (f *treeFS) ReadFile(name string) ([]byte, error) {
 
 // Stat describes a file or directory without downloading it.
 func (f *treeFS) Stat(name string) (fs.FileInfo, error) {
-	if _, ok := f.dirs[name]; ok {
-		return dirInfo(name), nil
-	}
-	e, ok := f.files[name]
-	if !ok {
+	e, ok := f.lookup(name)
+	switch {
+	case !ok:
 		return nil, &fs.PathError{Op: "stat", Path: name, Err: fs.ErrNotExist}
+	case e.Type == "tree":
+		return dirInfo(name), nil
 	}
 	return fileInfo(e), nil
 }
 
 // ReadDir lists a directory without downloading anything.
 func (f *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
-	list, ok := f.dirs[name]
+	list, ok := f.dir(name)
 	if !ok {
 		return nil, &fs.PathError{Op: "readdir", Path: name, Err: fs.ErrNotExist}
 	}
@@ -166,7 +282,7 @@ func (f *treeFS) ReadDir(name string) ([]fs.DirEntry, error) {
 
 // read returns a file's content, downloading it once.
 func (f *treeFS) read(name string) ([]byte, ghclient.TreeEntry, error) {
-	e, ok := f.files[name]
+	e, ok := f.file(name)
 	switch {
 	case !ok:
 		return nil, e, fs.ErrNotExist

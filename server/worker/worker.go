@@ -233,7 +233,8 @@ func (w *Worker) run(ctx context.Context, job *rivertype.JobRow, guid, step stri
 		return w.finish(ctx, kind, start, guid, step, nil, nil, false)
 	case errors.As(err, &rl):
 		return w.finish(ctx, kind, start, guid, step, river.JobSnooze(rl.Wait), err, false)
-	case errors.As(err, &perm) || errors.Is(err, ghclient.ErrNoPermission) || errors.Is(err, ghclient.ErrNotFound):
+	case errors.As(err, &perm) || errors.Is(err, ghclient.ErrNoPermission) || errors.Is(err, ghclient.ErrNotFound) ||
+		errors.Is(err, ghclient.ErrUnprocessable): // GitHub refused the request as invalid: the same request fails again
 		return w.finish(ctx, kind, start, guid, step, river.JobCancel(err), err, true)
 	default:
 		return w.finish(ctx, kind, start, guid, step, err, err, attempt >= maxAttempts)
