@@ -35,7 +35,7 @@ func TestRunsForEvidence(t *testing.T) {
 	}{
 		{0.05, 59}, // 0.95^58 = 5.1%, 0.95^59 = 4.8%
 		{0.5, 5},   // 0.5^4 = 6.25%, 0.5^5 = 3.1%
-		{0.95, 2}, // exactly 5% after one run is not below 5%
+		{0.95, 2},  // exactly 5% after one run is not below 5%
 		{0.96, 1},
 		{1, 1},
 		{0, 0},
