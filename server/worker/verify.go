@@ -1,0 +1,244 @@
+package worker
+
+import (
+	"context"
+	"strings"
+
+	"github.com/rs/zerolog"
+
+	"github.com/polylane/polylane/server/ghclient"
+	"github.com/polylane/polylane/server/jobs"
+	"github.com/polylane/polylane/server/report"
+	"github.com/polylane/polylane/store"
+)
+
+// verify works a verify job: a run on a fix pull request's branch that was
+// not diagnosed (a success, a cancelled run) joins the fix's verification,
+// and the fix pull request's description and assessment say so.
+func (w *Worker) verify(ctx context.Context, a jobs.VerifyArgs) error {
+	key := store.RunKey{RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+	p, err := w.runOfJob(ctx, a.DeliveryGUID, key)
+	if err != nil {
+		return err
+	}
+	release, err := w.st.LockRepository(ctx, a.RepositoryID)
+	if err != nil {
+		return err
+	}
+	defer release()
+	f, ok, err := w.fixOfRun(ctx, a.RepositoryID, p)
+	if err != nil || !ok {
+		return w.verifyDone(ctx, a, err)
+	}
+	rec := verificationRun(f, p)
+	err = w.recordVerification(ctx, a.InstallationID, f, rec)
+	return w.verifyDone(ctx, a, err)
+}
+
+// verifyDone marks the verify job's delivery done when the job is.
+func (w *Worker) verifyDone(ctx context.Context, a jobs.VerifyArgs, err error) error {
+	if err != nil || a.DeliveryGUID == "" {
+		return err
+	}
+	return w.st.SetDeliveryState(ctx, a.DeliveryGUID, store.DeliveryDone, "")
+}
+
+// verifyFailure records a diagnosed failure on a fix pull request's branch
+// in the fix's verification, in place of an assessment comment: the run is
+// the fix's own CI, not a new failure. It reports false when the run is not
+// of an open fix pull request's branch. The caller holds the repository
+// lock.
+func (w *Worker) verifyFailure(ctx context.Context, pub *published) (bool, error) {
+	f, ok, err := w.fixOfRun(ctx, pub.repo.ID, pub.p)
+	if err != nil || !ok {
+		return false, err
+	}
+	rec := verificationRun(f, pub.p)
+	rec.FailedJob = pub.doc.Failure.Job.Name
+	if l, ok := report.CauseLine(pub.doc); ok {
+		rec.Cause = clipText(strings.TrimSpace(l.Text), 500)
+	}
+	rec.FailureClass = pub.doc.TriggerClass
+	rec.InClass = pub.doc.TriggerClass == f.ClassID || w.sameSignature(ctx, f, pub)
+	zerolog.Ctx(ctx).Info().Str("class", f.ClassID).Int("number", f.Number).Bool("in_class", rec.InClass).
+		Msg("failure on the fix branch recorded as its verification")
+	return true, w.recordVerification(ctx, pub.inst, f, rec)
+}
+
+// sameSignature reports whether the failure has the signature of the
+// failure the fix was opened for: the class's way of failing, even when
+// the fix branch's history filed it under another class id.
+func (w *Worker) sameSignature(ctx context.Context, f store.FixPullRequest, pub *published) bool {
+	origin, err := w.fixDiagnosis(ctx, f)
+	if err != nil || origin == nil {
+		return false
+	}
+	sig := pub.doc.Failure.SignatureID
+	return sig != "" && sig == origin.doc.Failure.SignatureID
+}
+
+// fixOfRun finds the open fix pull request whose branch the run is of: the
+// repository's own branch, never a fork's of the same name.
+func (w *Worker) fixOfRun(ctx context.Context, repoID int64, p *runPayload) (store.FixPullRequest, bool, error) {
+	run := p.Run
+	if !strings.HasPrefix(run.HeadBranch, report.FixBranchPrefix) ||
+		run.HeadRepository != nil && run.HeadRepository.ID != 0 && run.HeadRepository.ID != repoID {
+		return store.FixPullRequest{}, false, nil
+	}
+	list, err := w.st.ListFixPullRequests(ctx, repoID)
+	if err != nil {
+		return store.FixPullRequest{}, false, err
+	}
+	for _, f := range list {
+		if f.Branch == run.HeadBranch && f.State == store.FixOpen {
+			return f, true, nil
+		}
+	}
+	return store.FixPullRequest{}, false, nil
+}
+
+// verificationRun is the record of a run on the fix's branch, without the
+// analysis of a failure.
+func verificationRun(f store.FixPullRequest, p *runPayload) store.FixVerificationRun {
+	name := p.Workflow.Name
+	if name == "" {
+		name = p.Run.Name
+	}
+	done := p.Run.UpdatedAt
+	if done.IsZero() {
+		done = p.Run.CreatedAt
+	}
+	return store.FixVerificationRun{RepositoryID: f.RepositoryID, ClassID: f.ClassID, RunID: p.Run.ID,
+		Attempt: max(p.Run.RunAttempt, 1), WorkflowID: p.Workflow.ID, WorkflowName: name, HeadSHA: p.Run.HeadSHA,
+		Conclusion: p.Run.Conclusion, CompletedAt: done}
+}
+
+// recordVerification stores a run of the fix's branch and brings the fix
+// pull request's description and assessment up to date. A redelivered run
+// changes no record and, the texts being the same, writes nothing.
+func (w *Worker) recordVerification(ctx context.Context, inst int64, f store.FixPullRequest, rec store.FixVerificationRun) error {
+	if _, err := w.st.PutFixVerificationRun(ctx, rec); err != nil {
+		return err
+	}
+	return w.refreshVerification(ctx, inst, f)
+}
+
+// fixDiagnosis is the diagnosis the fix pull request's assessment shows,
+// loaded for publishing; nil when the fix has no assessment comment yet.
+func (w *Worker) fixDiagnosis(ctx context.Context, f store.FixPullRequest) (*published, error) {
+	c, err := w.st.GetComment(ctx, f.RepositoryID, f.Number, store.CommentDiagnosis)
+	if isNotFound(err) || err == nil && c.DiagnosisID == 0 {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	d, err := w.st.GetDiagnosisByID(ctx, c.DiagnosisID)
+	if err != nil {
+		return nil, err
+	}
+	repo, err := w.st.GetRepository(ctx, f.RepositoryID)
+	if err != nil {
+		return nil, err
+	}
+	return w.load(ctx, "", repo.InstallationID, d.Key())
+}
+
+// refreshVerification re-renders the fix pull request's description and
+// its assessment comment with the Verification section, writing only what
+// changed.
+func (w *Worker) refreshVerification(ctx context.Context, inst int64, f store.FixPullRequest) error {
+	pub, err := w.fixDiagnosis(ctx, f)
+	if err != nil || pub == nil {
+		return err
+	}
+	if inst != 0 {
+		pub.inst = inst
+	}
+	pr, err := pub.gh.GetPull(ctx, f.Number)
+	if err != nil || pr.State != "open" {
+		return err
+	}
+	opts := w.reportOptions(ctx, pub)
+	opts.FixWithheld = nil // it is open
+	if opts.Verification, err = w.verificationOf(ctx, pub, f); err != nil {
+		return err
+	}
+	title, body, err := report.PullRequest(pub.doc, opts)
+	if err != nil {
+		return permanent{err}
+	}
+	if _, err := w.ensurePull(ctx, pub, &pr, ghclient.NewPull{Title: title, Body: body, Head: f.Branch, Base: pub.repo.DefaultBranch}); err != nil {
+		return err
+	}
+	comment, err := report.Comment(pub.doc, opts)
+	if err != nil {
+		return permanent{err}
+	}
+	_, err = w.upsertComment(ctx, pub.gh, sticky{repoID: f.RepositoryID, number: f.Number, kind: store.CommentDiagnosis,
+		body: comment, diagnosisID: pub.rec.ID, bot: pub.bot})
+	return err
+}
+
+// verificationOf builds the Verification section of a fix from the runs
+// recorded on its branch: each workflow's latest attempt at the branch's
+// current head, the failure that refutes the fix, and the green runs of
+// the class's workflow at that head.
+func (w *Worker) verificationOf(ctx context.Context, pub *published, f store.FixPullRequest) (*report.Verification, error) {
+	runs, err := w.st.ListFixVerificationRuns(ctx, f.RepositoryID, f.ClassID)
+	if err != nil {
+		return nil, err
+	}
+	state, err := w.st.GetFixVerification(ctx, f.RepositoryID, f.ClassID)
+	if err != nil {
+		return nil, err
+	}
+	v := buildVerification(f, runs, pub.doc.Run.Workflow, pub.p.Workflow.ID)
+	v.Rate, v.RateKnown = pub.doc.FailureRate.Rate, pub.doc.FailureRate.Runs > 0
+	v.RerunLimit, v.Reruns, v.RerunRefused = pub.set.VerifyReruns, state.Reruns, state.Refused
+	return v, nil
+}
+
+// buildVerification is verificationOf's pure part. The branch's current
+// head is the head of its newest run, unless Polylane moved the branch
+// after that run: then no run of the new head has completed yet. A head
+// that Polylane did not write restarts the count.
+func buildVerification(f store.FixPullRequest, runs []store.FixVerificationRun, workflow string, workflowID int64) *report.Verification {
+	v := &report.Verification{Branch: f.Branch, HeadSHA: f.HeadSHA, Workflow: workflow}
+	if n := len(runs); n > 0 {
+		last := runs[n-1]
+		for _, r := range runs {
+			if r.RunID == last.RunID || !r.CompletedAt.After(last.CompletedAt) {
+				continue
+			}
+			last = r
+		}
+		if f.HeadSHA == "" || last.HeadSHA == f.HeadSHA || !f.UpdatedAt.After(last.CompletedAt) {
+			v.HeadSHA = last.HeadSHA
+		}
+	}
+	v.Restarted = f.HeadSHA != "" && v.HeadSHA != f.HeadSHA
+	index := map[int64]int{}
+	for _, r := range runs {
+		if r.HeadSHA != v.HeadSHA {
+			continue
+		}
+		vr := report.VerifiedRun{Workflow: r.WorkflowName, RunID: r.RunID, Attempt: r.Attempt, Conclusion: r.Conclusion,
+			FailedJob: r.FailedJob, Cause: r.Cause, InClass: r.InClass}
+		if r.InClass {
+			refuting := vr
+			v.Refuting = &refuting
+		}
+		ofClass := workflowID != 0 && r.WorkflowID == workflowID || workflowID == 0 && r.WorkflowName == workflow
+		if ofClass && r.Conclusion == "success" {
+			v.Green++
+		}
+		if i, ok := index[r.WorkflowID]; ok {
+			v.Workflows[i] = vr // runs come oldest first: the latest attempt wins
+			continue
+		}
+		index[r.WorkflowID] = len(v.Workflows)
+		v.Workflows = append(v.Workflows, vr)
+	}
+	return v
+}
