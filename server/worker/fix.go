@@ -7,7 +7,6 @@ import (
 	"errors"
 	"fmt"
 	"strconv"
-	"time"
 
 	"github.com/polylane/polylane/server/jobs"
 
@@ -86,13 +85,8 @@ func (w *Worker) fixPull(ctx context.Context, a jobs.FixArgs) (fixResult, error)
 	}
 	opts := w.reportOptions(ctx, pub)
 	opts.FixWithheld = nil // it is being opened
-	if rec, err := w.st.GetFixPullRequest(ctx, a.RepositoryID, a.ClassID); err == nil && existing != nil && rec.Number == existing.Number {
-		if rec.HeadSHA != head { // the branch moved: no run of the new head yet
-			rec.HeadSHA, rec.UpdatedAt = head, time.Now()
-		}
-		if opts.Verification, err = w.verificationOf(ctx, pub, rec); err != nil {
-			return fixResult{}, err
-		}
+	if opts.Verification, err = w.fixVerification(ctx, pub, a.ClassID, branch, head, existing); err != nil {
+		return fixResult{}, err
 	}
 	title, body, err := report.PullRequest(pub.doc, opts)
 	if err != nil {

@@ -3,6 +3,7 @@ package worker
 import (
 	"context"
 	"strings"
+	"time"
 
 	"github.com/rs/zerolog"
 
@@ -178,6 +179,23 @@ func (w *Worker) refreshVerification(ctx context.Context, inst int64, f store.Fi
 	_, err = w.upsertComment(ctx, pub.gh, sticky{repoID: f.RepositoryID, number: f.Number, kind: store.CommentDiagnosis,
 		body: comment, diagnosisID: pub.rec.ID, bot: pub.bot})
 	return err
+}
+
+// fixVerification is the Verification section of a fix pull request being
+// opened or updated to carry head: the recorded runs of the branch when the
+// open pull request is the recorded one, none for a new one.
+func (w *Worker) fixVerification(ctx context.Context, pub *published, classID, branch, head string, existing *ghclient.PullRequest) (*report.Verification, error) {
+	rec, err := w.st.GetFixPullRequest(ctx, pub.repo.ID, classID)
+	switch {
+	case err != nil && !isNotFound(err):
+		return nil, err
+	case err != nil || existing == nil || rec.Number != existing.Number:
+		rec = store.FixPullRequest{RepositoryID: pub.repo.ID, ClassID: classID, Branch: branch}
+	}
+	if rec.HeadSHA != head { // the branch moves: no run of the new head yet
+		rec.HeadSHA, rec.UpdatedAt = head, time.Now()
+	}
+	return w.verificationOf(ctx, pub, rec)
 }
 
 // verificationOf builds the Verification section of a fix from the runs
