@@ -218,19 +218,13 @@ func (w *Worker) verificationOf(ctx context.Context, pub *published, f store.Fix
 }
 
 // buildVerification is verificationOf's pure part. The branch's current
-// head is the head of its newest run, unless Polylane moved the branch
+// head is the head of its newest run (runs come oldest first), unless Polylane moved the branch
 // after that run: then no run of the new head has completed yet. A head
 // that Polylane did not write restarts the count.
 func buildVerification(f store.FixPullRequest, runs []store.FixVerificationRun, workflow string, workflowID int64) *report.Verification {
 	v := &report.Verification{Branch: f.Branch, HeadSHA: f.HeadSHA, Workflow: workflow}
 	if n := len(runs); n > 0 {
-		last := runs[n-1]
-		for _, r := range runs {
-			if r.RunID == last.RunID || !r.CompletedAt.After(last.CompletedAt) {
-				continue
-			}
-			last = r
-		}
+		last := runs[n-1] // the newest run: run ids grow as runs are created, a rerun keeps its id
 		if f.HeadSHA == "" || last.HeadSHA == f.HeadSHA || !f.UpdatedAt.After(last.CompletedAt) {
 			v.HeadSHA = last.HeadSHA
 		}
