@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
+
+	"github.com/polylane/polylane/store"
 )
 
 // EvidenceChance is the chance below which green runs on a fix branch are
@@ -202,4 +204,46 @@ func (r *renderer) verification(b *strings.Builder) {
 	case v.RerunLimit > 0:
 		b.WriteString(fmt.Sprintf("Polylane re-ran the failing job %d of at most %d times (fix_pull_requests.verify_reruns).\n\n", v.Reruns, v.RerunLimit))
 	}
+}
+
+// BuildVerification builds the Verification section of a fix pull request
+// from the runs recorded on its branch (oldest first): each workflow's
+// latest attempt at the branch's current head, the failure that refutes
+// the fix, and the green runs of the class's workflow (workflowID, else by
+// name) at that head. The branch's current
+// head is the head of its newest run (runs come oldest first), unless Polylane moved the branch
+// after that run: then no run of the new head has completed yet. A head
+// that Polylane did not write restarts the count.
+func BuildVerification(f store.FixPullRequest, runs []store.FixVerificationRun, workflow string, workflowID int64) *Verification {
+	v := &Verification{Branch: f.Branch, HeadSHA: f.HeadSHA, Workflow: workflow}
+	if n := len(runs); n > 0 {
+		last := runs[n-1] // the newest run: run ids grow as runs are created, a rerun keeps its id
+		if f.HeadSHA == "" || last.HeadSHA == f.HeadSHA || !f.UpdatedAt.After(last.CompletedAt) {
+			v.HeadSHA = last.HeadSHA
+		}
+	}
+	v.Restarted = f.HeadSHA != "" && v.HeadSHA != f.HeadSHA
+	index := map[int64]int{}
+	for _, r := range runs {
+		if r.HeadSHA != v.HeadSHA {
+			continue
+		}
+		vr := VerifiedRun{Workflow: r.WorkflowName, RunID: r.RunID, Attempt: r.Attempt, Conclusion: r.Conclusion,
+			FailedJob: r.FailedJob, Cause: r.Cause, InClass: r.InClass}
+		if r.InClass {
+			refuting := vr
+			v.Refuting = &refuting
+		}
+		ofClass := workflowID != 0 && r.WorkflowID == workflowID || workflowID == 0 && r.WorkflowName == workflow
+		if ofClass && r.Conclusion == "success" {
+			v.Green++
+		}
+		if i, ok := index[r.WorkflowID]; ok {
+			v.Workflows[i] = vr // runs come oldest first: the latest attempt wins
+			continue
+		}
+		index[r.WorkflowID] = len(v.Workflows)
+		v.Workflows = append(v.Workflows, vr)
+	}
+	return v
 }

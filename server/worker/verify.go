@@ -211,46 +211,8 @@ func (w *Worker) verificationOf(ctx context.Context, pub *published, f store.Fix
 	if err != nil {
 		return nil, err
 	}
-	v := buildVerification(f, runs, pub.doc.Run.Workflow, pub.p.Workflow.ID)
+	v := report.BuildVerification(f, runs, pub.doc.Run.Workflow, pub.p.Workflow.ID)
 	v.Rate, v.RateKnown = pub.doc.FailureRate.Rate, pub.doc.FailureRate.Runs > 0
 	v.RerunLimit, v.Reruns, v.RerunRefused = pub.set.VerifyReruns, state.Reruns, state.Refused
 	return v, nil
-}
-
-// buildVerification is verificationOf's pure part. The branch's current
-// head is the head of its newest run (runs come oldest first), unless Polylane moved the branch
-// after that run: then no run of the new head has completed yet. A head
-// that Polylane did not write restarts the count.
-func buildVerification(f store.FixPullRequest, runs []store.FixVerificationRun, workflow string, workflowID int64) *report.Verification {
-	v := &report.Verification{Branch: f.Branch, HeadSHA: f.HeadSHA, Workflow: workflow}
-	if n := len(runs); n > 0 {
-		last := runs[n-1] // the newest run: run ids grow as runs are created, a rerun keeps its id
-		if f.HeadSHA == "" || last.HeadSHA == f.HeadSHA || !f.UpdatedAt.After(last.CompletedAt) {
-			v.HeadSHA = last.HeadSHA
-		}
-	}
-	v.Restarted = f.HeadSHA != "" && v.HeadSHA != f.HeadSHA
-	index := map[int64]int{}
-	for _, r := range runs {
-		if r.HeadSHA != v.HeadSHA {
-			continue
-		}
-		vr := report.VerifiedRun{Workflow: r.WorkflowName, RunID: r.RunID, Attempt: r.Attempt, Conclusion: r.Conclusion,
-			FailedJob: r.FailedJob, Cause: r.Cause, InClass: r.InClass}
-		if r.InClass {
-			refuting := vr
-			v.Refuting = &refuting
-		}
-		ofClass := workflowID != 0 && r.WorkflowID == workflowID || workflowID == 0 && r.WorkflowName == workflow
-		if ofClass && r.Conclusion == "success" {
-			v.Green++
-		}
-		if i, ok := index[r.WorkflowID]; ok {
-			v.Workflows[i] = vr // runs come oldest first: the latest attempt wins
-			continue
-		}
-		index[r.WorkflowID] = len(v.Workflows)
-		v.Workflows = append(v.Workflows, vr)
-	}
-	return v
 }

@@ -10,13 +10,11 @@ import (
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/polylane/polylane/causal/diagnosis"
 	"github.com/polylane/polylane/server/githubtest"
 	"github.com/polylane/polylane/server/jobs"
 	"github.com/polylane/polylane/server/webhook"
-	"github.com/polylane/polylane/store"
 	"github.com/polylane/polylane/store/storetest"
 )
 
@@ -237,43 +235,4 @@ func failingStepSays(t *testing.T, log string, lines ...string) string {
 	out = append(out, stamp+" ##[error]Process completed with exit code 2.")
 	out = append(out, all[end+1:]...)
 	return strings.Join(out, "\n")
-}
-
-// TestBuildVerification: the section counts the runs of the branch's
-// current head only; a head Polylane did not write restarts the count and
-// keeps the record; a head Polylane just wrote has no result yet.
-func TestBuildVerification(t *testing.T) {
-	at := func(m int) time.Time { return time.Date(2026, 3, 1, 9, m, 0, 0, time.UTC) }
-	run := func(id int64, attempt int, wf int64, head, conclusion string, m int) store.FixVerificationRun {
-		return store.FixVerificationRun{RunID: id, Attempt: attempt, WorkflowID: wf, WorkflowName: map[int64]string{1: "E2E", 2: "Lint"}[wf],
-			HeadSHA: head, Conclusion: conclusion, CompletedAt: at(m)}
-	}
-	fix := store.FixPullRequest{Branch: "polylane/fix-c", HeadSHA: "aaa", UpdatedAt: at(0)}
-	runs := []store.FixVerificationRun{
-		run(10, 1, 1, "aaa", "failure", 1), run(10, 2, 1, "aaa", "success", 2), run(11, 1, 2, "aaa", "success", 3),
-		run(12, 1, 1, "aaa", "success", 4),
-	}
-	v := buildVerification(fix, runs, "E2E", 1)
-	if v.HeadSHA != "aaa" || v.Restarted || v.Green != 2 || len(v.Workflows) != 2 || v.Workflows[0].RunID != 12 || v.Workflows[1].Workflow != "Lint" {
-		t.Fatalf("at Polylane's head: %+v", v)
-	}
-	// Someone pushed bbb: the count starts again, the record stays.
-	pushed := append(runs, run(13, 1, 1, "bbb", "success", 5))
-	v = buildVerification(fix, pushed, "E2E", 1)
-	if v.HeadSHA != "bbb" || !v.Restarted || v.Green != 1 || len(v.Workflows) != 1 {
-		t.Fatalf("after a person's push: %+v", v)
-	}
-	// Polylane moved the branch to ccc after these runs: nothing of ccc yet.
-	moved := fix
-	moved.HeadSHA, moved.UpdatedAt = "ccc", at(30)
-	v = buildVerification(moved, pushed, "E2E", 1)
-	if v.HeadSHA != "ccc" || v.Restarted || v.Green != 0 || len(v.Workflows) != 0 {
-		t.Fatalf("after Polylane moved the branch: %+v", v)
-	}
-	// A failure of the class refutes the head it happened at.
-	refuted := append(runs, store.FixVerificationRun{RunID: 14, Attempt: 1, WorkflowID: 1, WorkflowName: "E2E", HeadSHA: "aaa",
-		Conclusion: "failure", InClass: true, Cause: "timeout", CompletedAt: at(6)})
-	if v = buildVerification(fix, refuted, "E2E", 1); !v.Refuted() || v.Refuting.RunID != 14 {
-		t.Fatalf("a failure of the class did not refute: %+v", v)
-	}
 }
