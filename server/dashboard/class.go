@@ -31,19 +31,22 @@ const (
 // ClassData is the failure class page and
 // GET /api/v1/repos/{owner}/{repo}/classes/{class}.
 type ClassData struct {
-	Repository RepoRef        `json:"repository"`
-	Class      ClassRow       `json:"class"`
-	Window     Window         `json:"window"`
-	Timeline   []TimelineDay  `json:"timeline"`
-	Effect     *FixEffect     `json:"fix_effect"`
-	Samples    []Sample       `json:"samples"`
-	NextPage   string         `json:"next_samples"`
-	Chain      *causal.Chain  `json:"chain"`
-	Flowchart  string         `json:"flowchart"`
-	Diagnosis  *DiagnosisRow  `json:"latest_diagnosis"`
-	Chart      template.HTML  `json:"-"`
-	Legend     []LegendItem   `json:"-"`
-	Diagnoses  []DiagnosisRow `json:"-"`
+	Repository RepoRef       `json:"repository"`
+	Class      ClassRow      `json:"class"`
+	Window     Window        `json:"window"`
+	Timeline   []TimelineDay `json:"timeline"`
+	Effect     *FixEffect    `json:"fix_effect"`
+	// Verification is the verification of the class's open fix pull
+	// request (verification.go); nil without one.
+	Verification *FixVerification `json:"fix_verification"`
+	Samples      []Sample         `json:"samples"`
+	NextPage     string           `json:"next_samples"`
+	Chain        *causal.Chain    `json:"chain"`
+	Flowchart    string           `json:"flowchart"`
+	Diagnosis    *DiagnosisRow    `json:"latest_diagnosis"`
+	Chart        template.HTML    `json:"-"`
+	Legend       []LegendItem     `json:"-"`
+	Diagnoses    []DiagnosisRow   `json:"-"`
 }
 
 // TimelineDay is one day of a class's history in its workflow.
@@ -123,6 +126,9 @@ func (d *Dashboard) class(r *http.Request, v *viewer) (any, pageMeta, error) {
 		return nil, pageMeta{}, err
 	}
 	if err := d.fixEffect(ctx, repo, c, &data); err != nil {
+		return nil, pageMeta{}, err
+	}
+	if err := d.fixVerification(ctx, repo, c, &data); err != nil {
 		return nil, pageMeta{}, err
 	}
 	if err := d.samples(r, repo, c, &data); err != nil {
