@@ -34,6 +34,10 @@ const (
 	FaultConflict FaultKind = "409"
 	// FaultValidation answers 422 "Validation Failed"; *ErrorResponse.
 	FaultValidation FaultKind = "422"
+	// FaultForbidden answers 403 "Resource not accessible by integration",
+	// as GitHub does when the installation lacks a permission the call
+	// needs; *ErrorResponse.
+	FaultForbidden FaultKind = "403"
 )
 
 // Fault describes when and how to fail calls. A call matches when every
@@ -173,6 +177,8 @@ func (s *Server) writeFault(w http.ResponseWriter, p principal, rule *faultRule)
 		w.Header().Set("Retry-After", strconv.Itoa(int(rule.RetryAfter/time.Second)))
 	case FaultConflict:
 		status, msg = http.StatusConflict, "Conflict"
+	case FaultForbidden:
+		status, msg = http.StatusForbidden, "Resource not accessible by integration"
 	case FaultValidation:
 		status, msg = http.StatusUnprocessableEntity, "Validation Failed"
 		errs = []validationError{{Code: "custom", Message: "injected validation failure"}}

@@ -221,13 +221,18 @@ func (a LifecycleArgs) Keys() Keys {
 // was not diagnosed (a success, a cancelled or skipped run) in the fix's
 // verification, and refreshes its Verification section. A failed run on a
 // fix branch goes through DiagnoseArgs instead, whose publish step records
-// it.
+// it. With Rerun set it is the scheduled check of a class's fix for its
+// next rerun (fix_pull_requests.verify_reruns): RunID is the run to re-run
+// and Attempt the number of reruns asked so far, which keeps one check per
+// rerun.
 type VerifyArgs struct {
 	DeliveryGUID   string `json:"delivery_guid"`
 	InstallationID int64  `json:"installation_id"`
 	RepositoryID   int64  `json:"repository_id" river:"unique"`
 	RunID          int64  `json:"run_id" river:"unique"`
 	Attempt        int    `json:"attempt" river:"unique"`
+	Rerun          bool   `json:"rerun,omitempty" river:"unique"`
+	ClassID        string `json:"class_id,omitempty" river:"unique"`
 }
 
 // Kind names the job.

@@ -113,6 +113,11 @@ type Verification struct {
 	Green     int
 	Rate      float64
 	RateKnown bool
+	// WorkflowRun is the newest run of Workflow at HeadSHA, and
+	// WorkflowGreen whether its latest attempt passed: the run a rerun
+	// repeats.
+	WorkflowRun   int64
+	WorkflowGreen bool
 	// Restarted is set when the branch moved to a commit Polylane did not
 	// write, and the count started again.
 	Restarted bool
@@ -237,6 +242,9 @@ func BuildVerification(f store.FixPullRequest, runs []store.FixVerificationRun, 
 		ofClass := workflowID != 0 && r.WorkflowID == workflowID || workflowID == 0 && r.WorkflowName == workflow
 		if ofClass && r.Conclusion == "success" {
 			v.Green++
+		}
+		if ofClass && r.RunID >= v.WorkflowRun {
+			v.WorkflowRun, v.WorkflowGreen = r.RunID, r.Conclusion == "success"
 		}
 		if i, ok := index[r.WorkflowID]; ok {
 			v.Workflows[i] = vr // runs come oldest first: the latest attempt wins

@@ -2,6 +2,7 @@ package worker
 
 import (
 	"context"
+	"errors"
 	"strings"
 	"time"
 
@@ -17,16 +18,22 @@ import (
 // not diagnosed (a success, a cancelled run) joins the fix's verification,
 // and the fix pull request's description and assessment say so.
 func (w *Worker) verify(ctx context.Context, a jobs.VerifyArgs) error {
-	key := store.RunKey{RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
-	p, err := w.runOfJob(ctx, a.DeliveryGUID, key)
-	if err != nil {
-		return err
+	var p *runPayload
+	if !a.Rerun {
+		key := store.RunKey{RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}
+		var err error
+		if p, err = w.runOfJob(ctx, a.DeliveryGUID, key); err != nil {
+			return err
+		}
 	}
 	release, err := w.st.LockRepository(ctx, a.RepositoryID)
 	if err != nil {
 		return err
 	}
 	defer release()
+	if a.Rerun {
+		return w.rerunCheck(ctx, a)
+	}
 	f, ok, err := w.fixOfRun(ctx, a.RepositoryID, p)
 	if err != nil || !ok {
 		return w.verifyDone(ctx, a, err)
@@ -121,7 +128,23 @@ func (w *Worker) recordVerification(ctx context.Context, inst int64, f store.Fix
 	if _, err := w.st.PutFixVerificationRun(ctx, rec); err != nil {
 		return err
 	}
-	return w.refreshVerification(ctx, inst, f)
+	return w.refreshAndRerun(ctx, inst, f)
+}
+
+// refreshAndRerun brings the fix's Verification section up to date and,
+// when the repository opted in, asks for the next rerun (rerun.go),
+// showing its outcome.
+func (w *Worker) refreshAndRerun(ctx context.Context, inst int64, f store.FixPullRequest) error {
+	pub, v, err := w.refreshVerification(ctx, inst, f)
+	if err != nil || pub == nil {
+		return err
+	}
+	changed, err := w.maybeRerun(ctx, pub, f, v)
+	if err != nil || !changed {
+		return err
+	}
+	_, _, err = w.refreshVerification(ctx, inst, f)
+	return err
 }
 
 // fixDiagnosis is the diagnosis the fix pull request's assessment shows,
@@ -148,37 +171,37 @@ func (w *Worker) fixDiagnosis(ctx context.Context, f store.FixPullRequest) (*pub
 // refreshVerification re-renders the fix pull request's description and
 // its assessment comment with the Verification section, writing only what
 // changed.
-func (w *Worker) refreshVerification(ctx context.Context, inst int64, f store.FixPullRequest) error {
+func (w *Worker) refreshVerification(ctx context.Context, inst int64, f store.FixPullRequest) (*published, *report.Verification, error) {
 	pub, err := w.fixDiagnosis(ctx, f)
 	if err != nil || pub == nil {
-		return err
+		return nil, nil, err
 	}
 	if inst != 0 {
 		pub.inst = inst
 	}
 	pr, err := pub.gh.GetPull(ctx, f.Number)
 	if err != nil || pr.State != "open" {
-		return err
+		return nil, nil, err
 	}
 	opts := w.reportOptions(ctx, pub)
 	opts.FixWithheld = nil // it is open
 	if opts.Verification, err = w.verificationOf(ctx, pub, f); err != nil {
-		return err
+		return nil, nil, err
 	}
 	title, body, err := report.PullRequest(pub.doc, opts)
 	if err != nil {
-		return permanent{err}
+		return nil, nil, permanent{err}
 	}
 	if _, err := w.ensurePull(ctx, pub, &pr, ghclient.NewPull{Title: title, Body: body, Head: f.Branch, Base: pub.repo.DefaultBranch}); err != nil {
-		return err
+		return nil, nil, err
 	}
 	comment, err := report.Comment(pub.doc, opts)
 	if err != nil {
-		return permanent{err}
+		return nil, nil, permanent{err}
 	}
 	_, err = w.upsertComment(ctx, pub.gh, sticky{repoID: f.RepositoryID, number: f.Number, kind: store.CommentDiagnosis,
 		body: comment, diagnosisID: pub.rec.ID, bot: pub.bot})
-	return err
+	return pub, opts.Verification, err
 }
 
 // fixVerification is the Verification section of a fix pull request being
@@ -215,4 +238,109 @@ func (w *Worker) verificationOf(ctx context.Context, pub *published, f store.Fix
 	v.Rate, v.RateKnown = pub.doc.FailureRate.Rate, pub.doc.FailureRate.Runs > 0
 	v.RerunLimit, v.Reruns, v.RerunRefused = pub.set.VerifyReruns, state.Reruns, state.Refused
 	return v, nil
+}
+
+// Reruns of a fix branch's run (fix_pull_requests.verify_reruns) are
+// spaced rerunSpacing apart, and asked only while the installation has
+// more than rerunReserve of its hourly budget left: verifying a fix must
+// not starve the diagnoses.
+const (
+	rerunSpacing = 10 * time.Minute
+	rerunReserve = 0.2
+)
+
+// rerunStep is what planRerun decides.
+type rerunStep int
+
+const (
+	rerunNone  rerunStep = iota // nothing to ask: off, spent, refused, refuted or evidence enough
+	rerunNow                    // ask now
+	rerunLater                  // ask at the returned time
+)
+
+// planRerun decides whether to re-run the class's workflow on the fix
+// branch: while the repository allows reruns and some are left, GitHub has
+// not refused one, the fix is not refuted and its newest run passed, and
+// the green runs would still happen by chance 5% of the time or more; no
+// sooner than rerunSpacing after the last one.
+func planRerun(limit int, st store.FixVerification, v *report.Verification, now time.Time) (rerunStep, time.Time) {
+	switch {
+	case limit <= 0 || st.Refused != "" || st.Reruns >= limit || v == nil || v.Refuted():
+		return rerunNone, time.Time{}
+	case v.WorkflowRun == 0 || !v.WorkflowGreen || !v.RateKnown || v.Rate <= 0:
+		return rerunNone, time.Time{}
+	case report.Chance(v.Rate, v.Green) < report.EvidenceChance:
+		return rerunNone, time.Time{}
+	}
+	if next := st.LastRerunAt.Add(rerunSpacing); !st.LastRerunAt.IsZero() && now.Before(next) {
+		return rerunLater, next
+	}
+	return rerunNow, now
+}
+
+// maybeRerun asks GitHub for the next rerun when planRerun says so, or
+// schedules the check for later, and reports whether the fix's
+// verification state changed. A refusal (no actions: write) is recorded
+// once and answered in the Verification section; no rerun is asked again.
+func (w *Worker) maybeRerun(ctx context.Context, pub *published, f store.FixPullRequest, v *report.Verification) (bool, error) {
+	st, err := w.st.GetFixVerification(ctx, f.RepositoryID, f.ClassID)
+	if err != nil {
+		return false, err
+	}
+	now := time.Now()
+	step, at := planRerun(pub.set.VerifyReruns, st, v, now)
+	if step == rerunNow {
+		remaining, limit, err := pub.gh.CoreRate(ctx)
+		if err != nil {
+			return false, err
+		}
+		if float64(remaining) <= rerunReserve*float64(limit) {
+			zerolog.Ctx(ctx).Info().Int("remaining", remaining).Int("limit", limit).Msg("rerun of the fix branch deferred: rate budget low")
+			step, at = rerunLater, now.Add(rerunSpacing)
+		}
+	}
+	switch step {
+	case rerunNone:
+		return false, nil
+	case rerunLater:
+		opts := jobs.VerifyArgs{}.InsertOpts()
+		opts.ScheduledAt = at
+		return false, w.st.Enqueue(ctx, store.Job{Args: jobs.VerifyArgs{InstallationID: pub.inst, RepositoryID: f.RepositoryID,
+			RunID: v.WorkflowRun, Attempt: st.Reruns, Rerun: true, ClassID: f.ClassID}, Opts: &opts})
+	}
+	// The count is spent before asking: a lost answer is not asked again.
+	st.Reruns, st.LastRerunAt = st.Reruns+1, now
+	if err := w.st.PutFixVerification(ctx, st); err != nil {
+		return false, err
+	}
+	err = pub.gh.RerunRun(ctx, v.WorkflowRun)
+	var apiErr *ghclient.APIError
+	switch {
+	case errors.Is(err, ghclient.ErrNoPermission):
+		st.Reruns--
+		st.Refused = "no permission to re-run workflows"
+		if errors.As(err, &apiErr) && apiErr.Message != "" {
+			st.Refused = clipText(apiErr.Message, 200)
+		}
+		zerolog.Ctx(ctx).Warn().Err(err).Int("number", f.Number).Msg("rerun of the fix branch refused; not asked again")
+		return true, w.st.PutFixVerification(ctx, st)
+	case err != nil:
+		return true, err
+	}
+	zerolog.Ctx(ctx).Info().Int64("run_id", v.WorkflowRun).Int("reruns", st.Reruns).Int("number", f.Number).Msg("fix branch run re-run to verify the fix")
+	return true, nil
+}
+
+// rerunCheck works a scheduled rerun check: the class's open fix pull
+// request, if any, is refreshed and may get its next rerun. The caller
+// holds the repository lock.
+func (w *Worker) rerunCheck(ctx context.Context, a jobs.VerifyArgs) error {
+	f, err := w.st.GetFixPullRequest(ctx, a.RepositoryID, a.ClassID)
+	if isNotFound(err) || err == nil && f.State != store.FixOpen {
+		return nil
+	}
+	if err != nil {
+		return err
+	}
+	return w.refreshAndRerun(ctx, a.InstallationID, f)
 }
