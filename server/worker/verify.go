@@ -290,13 +290,8 @@ func (w *Worker) maybeRerun(ctx context.Context, pub *published, f store.FixPull
 	now := time.Now()
 	step, at := planRerun(pub.set.VerifyReruns, st, v, now)
 	if step == rerunNow {
-		remaining, limit, err := pub.gh.CoreRate(ctx)
-		if err != nil {
+		if step, at, err = w.rerunReady(ctx, pub, v.WorkflowRun, now); err != nil {
 			return false, err
-		}
-		if float64(remaining) <= rerunReserve*float64(limit) {
-			zerolog.Ctx(ctx).Info().Int("remaining", remaining).Int("limit", limit).Msg("rerun of the fix branch deferred: rate budget low")
-			step, at = rerunLater, now.Add(rerunSpacing)
 		}
 	}
 	switch step {
@@ -329,6 +324,28 @@ func (w *Worker) maybeRerun(ctx context.Context, pub *published, f store.FixPull
 	}
 	zerolog.Ctx(ctx).Info().Int64("run_id", v.WorkflowRun).Int("reruns", st.Reruns).Int("number", f.Number).Msg("fix branch run re-run to verify the fix")
 	return true, nil
+}
+
+// rerunReady defers a rerun that is due when the installation's rate
+// budget is low, or when the run is not completed (an earlier rerun still
+// running): GitHub refuses to re-run a running workflow.
+func (w *Worker) rerunReady(ctx context.Context, pub *published, runID int64, now time.Time) (rerunStep, time.Time, error) {
+	remaining, limit, err := pub.gh.CoreRate(ctx)
+	if err != nil {
+		return rerunNone, time.Time{}, err
+	}
+	if float64(remaining) <= rerunReserve*float64(limit) {
+		zerolog.Ctx(ctx).Info().Int("remaining", remaining).Int("limit", limit).Msg("rerun of the fix branch deferred: rate budget low")
+		return rerunLater, now.Add(rerunSpacing), nil
+	}
+	run, err := pub.gh.GetRunState(ctx, runID)
+	if err != nil {
+		return rerunNone, time.Time{}, err
+	}
+	if run.Status != "completed" {
+		return rerunLater, now.Add(rerunSpacing), nil
+	}
+	return rerunNow, now, nil
 }
 
 // rerunCheck works a scheduled rerun check: the class's open fix pull
