@@ -36,18 +36,28 @@ func (e *demoEnv) verifyFix(ctx context.Context, out io.Writer, pub *publication
 	want := fmt.Sprintf("%d green runs of", demoGreenRuns)
 	deadline := time.Now().Add(e.timeout)
 	for {
-		if p := findPublication(e.sim, e.repo); p != nil && strings.Contains(p.body, want) {
-			fmt.Fprintf(out, "Polylane updated the fix pull request's Verification section.\n")
+		if p := findPublication(e.sim, e.repo); p != nil && strings.Contains(p.body, want) && e.describes(pub.fix.Number, want) {
+			fmt.Fprintf(out, "Polylane updated the Verification section of the fix pull request's description and assessment.\n")
 			return p, nil
 		}
 		if time.Now().After(deadline) {
-			return nil, fmt.Errorf("the fix pull request's assessment did not count %d green runs within %s; see the server's log %s",
+			return nil, fmt.Errorf("the fix pull request's description and assessment did not count %d green runs within %s; see the server's log %s",
 				demoGreenRuns, e.timeout, e.logPath)
 		}
 		if err := e.pause(ctx); err != nil {
 			return nil, err
 		}
 	}
+}
+
+// describes reports whether a pull request's description holds want.
+func (e *demoEnv) describes(number int, want string) bool {
+	for _, p := range e.sim.PullRequests(e.repo) {
+		if p.Number == number {
+			return strings.Contains(p.Body, want)
+		}
+	}
+	return false
 }
 
 // deliverFixRun sends a fix-branch run's delivery. The fix is recorded a
