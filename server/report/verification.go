@@ -137,6 +137,10 @@ type VerifiedRun struct {
 	FailedJob  string
 	Cause      string
 	InClass    bool
+	// Runs and Green count the workflow's completed attempts at the head
+	// and the green ones among them.
+	Runs  int
+	Green int
 }
 
 // Refuted reports whether the fix branch failed in the class's way.
@@ -186,6 +190,9 @@ func (r *renderer) verification(b *strings.Builder) {
 			b.WriteString("- " + r.t(w.Workflow) + ": " + r.t(w.Conclusion))
 			if w.Attempt > 1 {
 				b.WriteString(fmt.Sprintf(" (attempt %d)", w.Attempt))
+			}
+			if w.Runs > 1 {
+				b.WriteString(fmt.Sprintf(", latest of %d runs at this head, %d green", w.Runs, w.Green))
 			}
 			if w.FailedJob != "" {
 				b.WriteString(", job " + r.c(w.FailedJob))
@@ -246,12 +253,18 @@ func BuildVerification(f store.FixPullRequest, runs []store.FixVerificationRun, 
 		if ofClass && r.RunID >= v.WorkflowRun {
 			v.WorkflowRun, v.WorkflowGreen = r.RunID, r.Conclusion == "success"
 		}
-		if i, ok := index[r.WorkflowID]; ok {
-			v.Workflows[i] = vr // runs come oldest first: the latest attempt wins
-			continue
+		i, ok := index[r.WorkflowID]
+		if !ok {
+			i = len(v.Workflows)
+			index[r.WorkflowID] = i
+			v.Workflows = append(v.Workflows, vr)
 		}
-		index[r.WorkflowID] = len(v.Workflows)
-		v.Workflows = append(v.Workflows, vr)
+		runs, green := v.Workflows[i].Runs+1, v.Workflows[i].Green
+		if r.Conclusion == "success" {
+			green++
+		}
+		v.Workflows[i] = vr // runs come oldest first: the latest attempt wins
+		v.Workflows[i].Runs, v.Workflows[i].Green = runs, green
 	}
 	return v
 }
