@@ -152,7 +152,17 @@ func TestVerifyGreenRuns(t *testing.T) {
 func TestVerifyRefuted(t *testing.T) {
 	f := newFixRig(t)
 	f.branchRun(t, githubtest.BranchRun{Conclusion: "success"})
-	f.branchRun(t, githubtest.BranchRun{Conclusion: "failure"})
+	va := f.branchRun(t, githubtest.BranchRun{Conclusion: "failure"})
+	// The failure's publish job worked again (a retry, a redelivery) writes
+	// nothing.
+	before := f.writes()
+	if err := f.w.publish(testCtx(t), jobs.PublishArgs{DeliveryGUID: va.DeliveryGUID, InstallationID: va.InstallationID,
+		RepositoryID: va.RepositoryID, RunID: va.RunID, Attempt: 1}); err != nil {
+		t.Fatal(err)
+	}
+	if f.writes() != before {
+		t.Fatalf("publishing the fix branch's failure again wrote %d times", f.writes()-before)
+	}
 	body, comment := f.body(t)
 	for name, text := range map[string]string{"description": body, "assessment": comment} {
 		if !strings.Contains(text, "**Refuted: this fix is no longer recommended.**") {
