@@ -88,7 +88,7 @@ func (d *Dashboard) fixVerification(ctx context.Context, repo store.Repository, 
 		out.Statement = strings.ReplaceAll(report.ChanceStatement(workflow, v.Green, out.Rate, finished > 0), "`", "")
 	}
 	for _, w := range v.Workflows {
-		if w.Conclusion != "success" && w.Conclusion != "skipped" && w.Conclusion != "neutral" && !w.InClass {
+		if w.FailingCheck() {
 			out.Failing++
 		}
 	}

@@ -143,6 +143,17 @@ type VerifiedRun struct {
 	Green int
 }
 
+// FailingCheck reports whether the run failed other than in the class's
+// way: a conclusion that fails a check (a cancelled, skipped or neutral
+// run does not).
+func (w VerifiedRun) FailingCheck() bool {
+	switch w.Conclusion {
+	case "success", "skipped", "neutral", "cancelled", "stale":
+		return false
+	}
+	return !w.InClass
+}
+
 // Refuted reports whether the fix branch failed in the class's way.
 func (v *Verification) Refuted() bool { return v != nil && v.Refuting != nil }
 
@@ -163,7 +174,7 @@ func (r *renderer) verification(b *strings.Builder) {
 	}
 	var broken []VerifiedRun
 	for _, w := range v.Workflows {
-		if w.Conclusion != "success" && w.Conclusion != "skipped" && w.Conclusion != "neutral" && !w.InClass {
+		if w.FailingCheck() {
 			broken = append(broken, w)
 		}
 	}

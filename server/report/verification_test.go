@@ -113,6 +113,9 @@ func TestVerificationSection(t *testing.T) {
 			[]string{"**Check failing:** Lint \\<b\\> (job `golangci`) failure on the fix branch: `fix.go:3:2: x declared and not used`",
 				"1 green run of `E2E Tests`"},
 			[]string{"Refuted", "<b>"}},
+		{"cancelled is no failing check", Verification{Branch: "polylane/fix-x", Workflows: []VerifiedRun{{Workflow: "E2E Tests", Conclusion: "cancelled"}},
+			Workflow: "E2E Tests", Rate: 0.05, RateKnown: true},
+			[]string{"- E2E Tests: cancelled", "No green run of `E2E Tests` on the fix branch yet"}, []string{"Check failing", "Refuted"}},
 		{"refused rerun", Verification{Branch: "polylane/fix-x", Workflow: "E2E Tests", RerunLimit: 5, RerunRefused: "Resource not accessible by integration"},
 			[]string{"No workflow of the repository has completed", "could not re-run", "`actions: write`"}, nil},
 	} {
