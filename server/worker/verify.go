@@ -85,12 +85,20 @@ func (w *Worker) sameSignature(ctx context.Context, f store.FixPullRequest, pub 
 	return sig != "" && sig == origin.doc.Failure.SignatureID
 }
 
+// ownFixBranch reports a run of a fix pull request's branch in the
+// repository itself (a fork's branch of the same name is not one). Such a
+// run is diagnosed whatever branches the configuration watches.
+func (p *runPayload) ownFixBranch() bool {
+	run := p.Run
+	return strings.HasPrefix(run.HeadBranch, report.FixBranchPrefix) &&
+		(run.HeadRepository == nil || run.HeadRepository.ID == 0 || run.HeadRepository.ID == p.Repository.ID)
+}
+
 // fixOfRun finds the open fix pull request whose branch the run is of: the
 // repository's own branch, never a fork's of the same name.
 func (w *Worker) fixOfRun(ctx context.Context, repoID int64, p *runPayload) (store.FixPullRequest, bool, error) {
 	run := p.Run
-	if !strings.HasPrefix(run.HeadBranch, report.FixBranchPrefix) ||
-		run.HeadRepository != nil && run.HeadRepository.ID != 0 && run.HeadRepository.ID != repoID {
+	if !p.ownFixBranch() || p.Repository.ID != repoID {
 		return store.FixPullRequest{}, false, nil
 	}
 	list, err := w.st.ListFixPullRequests(ctx, repoID)

@@ -246,3 +246,41 @@ func failingStepSays(t *testing.T, log string, lines ...string) string {
 	out = append(out, all[end+1:]...)
 	return strings.Join(out, "\n")
 }
+
+// TestVerifyWhatTheConfigurationDoesNotWatch: a fix's own CI counts where
+// the configuration diagnoses nothing: a branch it does not watch is
+// diagnosed all the same, a workflow it does not watch is recorded without
+// a diagnosis.
+func TestVerifyWhatTheConfigurationDoesNotWatch(t *testing.T) {
+	t.Run("branches", func(t *testing.T) {
+		f := newFixRig(t)
+		f.commit(t, f.sc.Repository.DefaultBranch, map[string]string{configPath: "branches: [main]\n"})
+		f.branchRun(t, githubtest.BranchRun{Conclusion: "failure"})
+		if body, _ := f.body(t); !strings.Contains(body, "**Refuted") {
+			t.Fatal("a failure of the class on the fix branch was not recorded where branches: [main]")
+		}
+	})
+	t.Run("workflows", func(t *testing.T) {
+		f := newFixRig(t)
+		f.commit(t, f.sc.Repository.DefaultBranch, map[string]string{configPath: "workflows: [other.yml]\n"})
+		id, err := f.sim.RunOnBranch(f.repo, githubtest.BranchRun{Branch: f.pr.Head, Like: f.trigger, Conclusion: "failure"})
+		if err != nil {
+			t.Fatal(err)
+		}
+		a := f.deliver(t, id)
+		if err := f.w.diagnose(testCtx(t), a); err != nil {
+			t.Fatal(err)
+		}
+		if err := f.w.verify(testCtx(t), jobs.VerifyArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
+			RepositoryID: a.RepositoryID, RunID: id, Attempt: 1}); err != nil {
+			t.Fatal(err)
+		}
+		runs, err := f.st.ListFixVerificationRuns(testCtx(t), f.sc.Repository.ID, f.doc.TriggerClass)
+		if err != nil || len(runs) != 1 || runs[0].Conclusion != "failure" || runs[0].InClass {
+			t.Fatalf("verification runs %+v (%v)", runs, err)
+		}
+		if body, _ := f.body(t); !strings.Contains(body, "**Check failing:**") {
+			t.Fatal("a failure of an unwatched workflow on the fix branch is not marked")
+		}
+	})
+}
