@@ -116,6 +116,11 @@ func TestVerificationSection(t *testing.T) {
 		{"cancelled is no failing check", Verification{Branch: "polylane/fix-x", Workflows: []VerifiedRun{{Workflow: "E2E Tests", Conclusion: "cancelled"}},
 			Workflow: "E2E Tests", Rate: 0.05, RateKnown: true},
 			[]string{"- E2E Tests: cancelled", "No green run of `E2E Tests` on the fix branch yet"}, []string{"Check failing", "Refuted"}},
+		{"hostile names and cause", Verification{Branch: "polylane/fix-x", Workflows: []VerifiedRun{
+			{Workflow: "@acme/owners [x](http://evil.example)", Conclusion: "failure", FailedJob: "j`b", Cause: "@acme/owners `rm -rf` <img src=x>"}},
+			Workflow: "E2E Tests", Rate: 0.05, RateKnown: true},
+			[]string{"**Check failing:** @⁠acme/owners \\[x\\](http:⁠//evil.example)", "(job ``j`b``)", ": ``@acme/owners `rm -rf` <img src=x>``"},
+			[]string{"<img src=x>.", "[x](http"}},
 		{"refused rerun", Verification{Branch: "polylane/fix-x", Workflow: "E2E Tests", RerunLimit: 5, RerunRefused: "Resource not accessible by integration"},
 			[]string{"No workflow of the repository has completed", "could not re-run", "`actions: write`"}, nil},
 	} {
