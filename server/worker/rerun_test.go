@@ -81,7 +81,7 @@ func TestVerifyReruns(t *testing.T) {
 			t.Fatalf("%d reruns after a green run, want 1", n)
 		}
 		body, _ := f.body(t)
-		if !strings.Contains(body, "Polylane re-ran the failing job 1 of at most 2 times") {
+		if !strings.Contains(body, "Polylane re-ran the class's workflow on the fix branch 1 of at most 2 times") {
 			t.Fatalf("the description does not count the rerun:\n%s", body[strings.Index(body, "#### Verification"):])
 		}
 		// The next green run comes sooner than the spacing: no rerun now.
@@ -96,7 +96,7 @@ func TestVerifyReruns(t *testing.T) {
 		f.branchRun(t, githubtest.BranchRun{Conclusion: "success"})
 		body, comment := f.body(t)
 		for _, text := range []string{body, comment} {
-			if !strings.Contains(text, "could not re-run the failing job on the fix branch: GitHub answered `Resource not accessible by integration`") {
+			if !strings.Contains(text, "could not re-run the class's workflow on the fix branch: GitHub answered `Resource not accessible by integration`") {
 				t.Fatalf("the refusal is not said:\n%s", text[strings.Index(text, "#### Verification"):])
 			}
 		}
