@@ -18,6 +18,17 @@ func (r *Repo) RerunRun(ctx context.Context, runID int64) error {
 	})
 }
 
+// RerunJob starts a new attempt of a job's run with that job (and the jobs
+// that need it), as a person's "Re-run this job" does; it needs the
+// installation's actions write permission. Not repeated after an unknown
+// outcome.
+func (r *Repo) RerunJob(ctx context.Context, jobID int64) error {
+	op := fmt.Sprintf("re-run job %d of %s", jobID, r.FullName())
+	return r.c.do(ctx, op, once, func(ctx context.Context) (*github.Response, error) {
+		return r.gh.Actions.RerunJobByID(ctx, r.owner, r.name, jobID)
+	})
+}
+
 // CoreRate reads the installation's core REST rate budget: the requests
 // left in the current hour and the hour's limit. Reading it does not count.
 func (r *Repo) CoreRate(ctx context.Context) (remaining, limit int, err error) {

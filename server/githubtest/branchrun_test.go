@@ -66,6 +66,12 @@ func TestRunOnBranch(t *testing.T) {
 		t.Fatalf("log of the failed job: %q", body)
 	}
 
+	if _, err := c.Actions.RerunJobByID(ctx(t), tinyOwner, tinyName, failed.GetID()); err != nil {
+		t.Errorf("re-run of a completed run's job: %v", err)
+	}
+	if _, err := c.Actions.RerunJobByID(ctx(t), tinyOwner, tinyName, 1); statusOf(err) != 404 {
+		t.Errorf("re-run of an unknown job: %v, want 404", err)
+	}
 	if _, err := s.RunOnBranch(tinyRepo, BranchRun{Branch: "nope", Like: tinyTrigger, Conclusion: "success"}); err == nil || !strings.Contains(err.Error(), "does not exist") {
 		t.Errorf("a run on a missing branch: %v", err)
 	}

@@ -59,6 +59,7 @@ func (s *Server) actionRoutes(r chi.Router) {
 	r.Get("/actions/jobs/{job}/logs", s.handleJobLogs)
 	r.Post("/actions/runs/{run}/rerun", s.handleRerun)
 	r.Post("/actions/runs/{run}/rerun-failed-jobs", s.handleRerun)
+	r.Post("/actions/jobs/{job}/rerun", s.handleRerunJob)
 }
 
 // gitRoutes are the contents, git data, commit and branch endpoints.

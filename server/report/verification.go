@@ -223,9 +223,9 @@ func (r *renderer) verification(b *strings.Builder) {
 	}
 	switch {
 	case v.RerunRefused != "":
-		b.WriteString("Polylane could not re-run the class's workflow on the fix branch: GitHub answered " + r.c(v.RerunRefused) + ". Re-running workflows needs the app's `actions: write` permission.\n\n")
+		b.WriteString("Polylane could not re-run the failing job on the fix branch: GitHub answered " + r.c(v.RerunRefused) + ". Re-running jobs needs the app's `actions: write` permission.\n\n")
 	case v.RerunLimit > 0:
-		b.WriteString(fmt.Sprintf("Polylane re-ran the class's workflow on the fix branch %d of at most %d times (fix_pull_requests.verify_reruns).\n\n", v.Reruns, v.RerunLimit))
+		b.WriteString(fmt.Sprintf("Polylane re-ran the failing job on the fix branch %d of at most %d times (fix_pull_requests.verify_reruns).\n\n", v.Reruns, v.RerunLimit))
 	}
 }
 

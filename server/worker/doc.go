@@ -30,7 +30,7 @@
 // and class, instead of posting an assessment. Each edits the Verification
 // section of the fix pull request's description and assessment; with
 // fix_pull_requests.verify_reruns the verify job re-runs the class's
-// workflow on the branch, spaced out and within the rate budget.
+// failing job on the branch, spaced out and within the rate budget.
 //
 // Every job reads before it writes (comments by stored id, then by marker and
 // the bot's authorship; branches and pull requests before creating them; a

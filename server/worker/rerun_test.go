@@ -80,8 +80,13 @@ func TestVerifyReruns(t *testing.T) {
 		if n := f.reruns(t); n != 1 {
 			t.Fatalf("%d reruns after a green run, want 1", n)
 		}
+		for _, c := range f.sim.Calls() {
+			if c.Method == "POST" && strings.HasSuffix(c.Path, "/rerun") && !strings.Contains(c.Path, "/actions/jobs/") {
+				t.Errorf("the rerun %s is not of the failing job", c.Path)
+			}
+		}
 		body, _ := f.body(t)
-		if !strings.Contains(body, "Polylane re-ran the class's workflow on the fix branch 1 of at most 2 times") {
+		if !strings.Contains(body, "Polylane re-ran the failing job on the fix branch 1 of at most 2 times") {
 			t.Fatalf("the description does not count the rerun:\n%s", body[strings.Index(body, "#### Verification"):])
 		}
 		// The next green run comes sooner than the spacing: no rerun now.
@@ -92,11 +97,11 @@ func TestVerifyReruns(t *testing.T) {
 	})
 	t.Run("refused", func(t *testing.T) {
 		f := optIn(t)
-		f.sim.InjectFault(githubtest.Fault{Kind: githubtest.FaultForbidden, Method: "POST", Path: "/repos/*/*/actions/runs/*/rerun", Times: -1})
+		f.sim.InjectFault(githubtest.Fault{Kind: githubtest.FaultForbidden, Method: "POST", Path: "/repos/*/*/actions/jobs/*/rerun", Times: -1})
 		f.branchRun(t, githubtest.BranchRun{Conclusion: "success"})
 		body, comment := f.body(t)
 		for _, text := range []string{body, comment} {
-			if !strings.Contains(text, "could not re-run the class's workflow on the fix branch: GitHub answered `Resource not accessible by integration`") {
+			if !strings.Contains(text, "could not re-run the failing job on the fix branch: GitHub answered `Resource not accessible by integration`") {
 				t.Fatalf("the refusal is not said:\n%s", text[strings.Index(text, "#### Verification"):])
 			}
 		}

@@ -266,7 +266,7 @@ const (
 	rerunLater                  // ask at the returned time
 )
 
-// planRerun decides whether to re-run the class's workflow on the fix
+// planRerun decides whether to re-run the class's failing job on the fix
 // branch: while the repository allows reruns and some are left, GitHub has
 // not refused one, the fix is not refuted and its newest run passed, and
 // the green runs would still happen by chance 5% of the time or more; no
@@ -297,8 +297,9 @@ func (w *Worker) maybeRerun(ctx context.Context, pub *published, f store.FixPull
 	}
 	now := time.Now()
 	step, at := planRerun(pub.set.VerifyReruns, st, v, now)
+	var jobID int64
 	if step == rerunNow {
-		if step, at, err = w.rerunReady(ctx, pub, v.WorkflowRun, now); err != nil {
+		if step, at, jobID, err = w.rerunReady(ctx, pub, v.WorkflowRun, now); err != nil {
 			return false, err
 		}
 	}
@@ -316,7 +317,11 @@ func (w *Worker) maybeRerun(ctx context.Context, pub *published, f store.FixPull
 	if err := w.st.PutFixVerification(ctx, st); err != nil {
 		return false, err
 	}
-	err = pub.gh.RerunRun(ctx, v.WorkflowRun)
+	if jobID != 0 {
+		err = pub.gh.RerunJob(ctx, jobID)
+	} else {
+		err = pub.gh.RerunRun(ctx, v.WorkflowRun)
+	}
 	var apiErr *ghclient.APIError
 	switch {
 	case errors.Is(err, ghclient.ErrNoPermission):
@@ -336,24 +341,37 @@ func (w *Worker) maybeRerun(ctx context.Context, pub *published, f store.FixPull
 
 // rerunReady defers a rerun that is due when the installation's rate
 // budget is low, or when the run is not completed (an earlier rerun still
-// running): GitHub refuses to re-run a running workflow.
-func (w *Worker) rerunReady(ctx context.Context, pub *published, runID int64, now time.Time) (rerunStep, time.Time, error) {
+// running): GitHub refuses to re-run a running workflow. Else it returns
+// the run's job that the class failed in (by name), to re-run alone; 0
+// re-runs the whole run, when the run has no job of that name.
+func (w *Worker) rerunReady(ctx context.Context, pub *published, runID int64, now time.Time) (rerunStep, time.Time, int64, error) {
 	remaining, limit, err := pub.gh.CoreRate(ctx)
 	if err != nil {
-		return rerunNone, time.Time{}, err
+		return rerunNone, time.Time{}, 0, err
 	}
 	if float64(remaining) <= rerunReserve*float64(limit) {
 		zerolog.Ctx(ctx).Info().Int("remaining", remaining).Int("limit", limit).Msg("rerun of the fix branch deferred: rate budget low")
-		return rerunLater, now.Add(rerunSpacing), nil
+		return rerunLater, now.Add(rerunSpacing), 0, nil
 	}
 	run, err := pub.gh.GetRunState(ctx, runID)
 	if err != nil {
-		return rerunNone, time.Time{}, err
+		return rerunNone, time.Time{}, 0, err
 	}
 	if run.Status != "completed" {
-		return rerunLater, now.Add(rerunSpacing), nil
+		return rerunLater, now.Add(rerunSpacing), 0, nil
 	}
-	return rerunNow, now, nil
+	if name := pub.doc.Failure.Job.Name; name != "" {
+		list, err := pub.gh.ListJobs(ctx, runID, run.Attempt)
+		if err != nil {
+			return rerunNone, time.Time{}, 0, err
+		}
+		for _, j := range list {
+			if j.Name == name {
+				return rerunNow, now, j.ID, nil
+			}
+		}
+	}
+	return rerunNow, now, 0, nil
 }
 
 // rerunCheck works a scheduled rerun check: the class's open fix pull
