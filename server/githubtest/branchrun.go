@@ -133,30 +133,17 @@ func (s *Server) copyJobs(r *repoState, like *run, id int64, br BranchRun) error
 }
 
 // handleRerunJob records a request to re-run one job, as GitHub's
-// POST /actions/jobs/{job}/rerun: the job's run must be completed; with
+// POST /actions/jobs/{job}/rerun: its run must be completed; with
 // RerunCreatesAttempt the run gets a new queued attempt.
 func (s *Server) handleRerunJob(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	j := lookupJob(w, r)
-	if j == nil {
-		return
-	}
-	repo := repoOf(r)
-	ru := repo.runByID[j.RunID]
-	switch {
-	case ru == nil:
-		notFound(w)
-		return
-	case ru.fields.Status != "completed":
-		writeError(w, http.StatusForbidden, "This workflow is already running")
-		return
-	}
-	if s.opts.RerunCreatesAttempt {
-		if err := s.newAttempt(repo, ru, "queued", ""); err != nil {
-			writeError(w, http.StatusInternalServerError, err.Error())
+	if j := lookupJob(w, r); j != nil {
+		repo := repoOf(r)
+		if ru := repo.runByID[j.RunID]; ru != nil {
+			s.rerun(w, repo, ru)
 			return
 		}
+		notFound(w)
 	}
-	writeJSON(w, http.StatusCreated, json.RawMessage(`{}`))
 }
