@@ -100,8 +100,14 @@ func TestVerifyGreenRuns(t *testing.T) {
 		t.Fatalf("the scenario's class has no usable failure rate: %+v", f.doc.FailureRate)
 	}
 	var last jobs.VerifyArgs
-	for range 3 {
+	for i := range 3 {
+		before, calls := f.writes(), len(f.sim.APICalls())
 		last = f.branchRun(t, githubtest.BranchRun{Conclusion: "success"})
+		t.Logf("green run %d: %d API calls", i+1, len(f.sim.APICalls())-calls)
+		// the description and the assessment are edited, nothing else
+		if n := f.writes() - before; n != 2 {
+			t.Fatalf("green run %d wrote %d times to GitHub, want 2", i+1, n)
+		}
 	}
 	chance := math.Pow(1-rate, 3) * 100
 	want := fmt.Sprintf("3 green runs of `%s` on the fix branch; at this class's", f.doc.Run.Workflow)
