@@ -25,8 +25,12 @@ func Chance(p float64, n int) float64 {
 	return math.Pow(1-p, float64(n))
 }
 
+// maxEvidenceRuns bounds RunsForEvidence for a vanishing rate.
+const maxEvidenceRuns = 1_000_000
+
 // RunsForEvidence is how many green runs in a row bring the chance below
-// EvidenceChance at failure rate p; 0 when no number does (p ≤ 0).
+// EvidenceChance at failure rate p; 0 when no number does (p ≤ 0), at most
+// maxEvidenceRuns.
 func RunsForEvidence(p float64) int {
 	switch {
 	case p <= 0 || math.IsNaN(p):
@@ -34,7 +38,11 @@ func RunsForEvidence(p float64) int {
 	case p >= 1:
 		return 1
 	}
-	n := int(math.Ceil(math.Log(EvidenceChance) / math.Log(1-p)))
+	x := math.Ceil(math.Log(EvidenceChance) / math.Log1p(-p))
+	if x >= maxEvidenceRuns || math.IsNaN(x) {
+		return maxEvidenceRuns
+	}
+	n := int(x)
 	for Chance(p, n) >= EvidenceChance { // rounding at the boundary
 		n++
 	}
@@ -74,10 +82,25 @@ func ChanceStatement(workflow string, n int, p float64, rateKnown bool) string {
 	c := Chance(p, n)
 	if c < EvidenceChance {
 		return fmt.Sprintf("%s; at this class's %s failure rate that happens by chance %s of the time, below 5%%: it is evidence that the fix works.",
-			head, rate, percent(c))
+			head, rate, percentBelow(c, EvidenceChance))
 	}
 	return fmt.Sprintf("%s; at this class's %s failure rate that happens by chance %s of the time, so it is not yet evidence. The chance falls below 5%% at %s in a row (%d more).",
 		head, rate, percent(c), runs(need), need-n)
+}
+
+// percentBelow is percent with as many decimals as it takes (up to four)
+// for a probability under limit not to read as limit or more: 4.99%, not
+// 5.0%.
+func percentBelow(p, limit float64) string {
+	s := percent(p)
+	for d := 2; d <= 4 && p < limit; d++ {
+		v, err := strconv.ParseFloat(strings.TrimSuffix(s, "%"), 64)
+		if err != nil || v < limit*100 {
+			break
+		}
+		s = strconv.FormatFloat(p*100, 'f', d, 64) + "%"
+	}
+	return s
 }
 
 // percent renders a probability as a percentage a reader can take in:

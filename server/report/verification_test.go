@@ -44,12 +44,14 @@ func TestRunsForEvidence(t *testing.T) {
 		{0, 0},
 		{-1, 0},
 		{math.NaN(), 0},
+		{1e-300, maxEvidenceRuns}, // 1−p rounds to 1
+		{1e-9, maxEvidenceRuns},
 	} {
 		got := RunsForEvidence(tc.p)
 		if got != tc.want {
 			t.Errorf("RunsForEvidence(%v) = %d, want %d", tc.p, got, tc.want)
 		}
-		if got > 0 && (Chance(tc.p, got) >= EvidenceChance || got > 1 && Chance(tc.p, got-1) < EvidenceChance) {
+		if got > 0 && got < maxEvidenceRuns && (Chance(tc.p, got) >= EvidenceChance || got > 1 && Chance(tc.p, got-1) < EvidenceChance) {
 			t.Errorf("RunsForEvidence(%v) = %d is not the first count below 5%%", tc.p, got)
 		}
 	}
@@ -73,6 +75,8 @@ func TestChanceStatement(t *testing.T) {
 		{"class never failed", 20, 0, true, []string{"failed in none of the window's runs", "cannot tell"}},
 		{"rate unknown", 4, 0, false, []string{"4 green runs", "not known"}},
 		{"tiny chance", 200, 0.3, true, []string{"less than 0.1% of the time"}},
+		// (1−0.6316)^3 = 4.99987%: never shown as 5%.
+		{"just below 5%", 3, 0.6316, true, []string{"by chance 4.9999% of the time, below 5%"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := ChanceStatement("E2E Tests", tc.n, tc.p, tc.known)
