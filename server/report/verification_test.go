@@ -123,7 +123,7 @@ func TestVerificationSection(t *testing.T) {
 		{"hostile names and cause", Verification{Branch: "polylane/fix-x", Workflows: []VerifiedRun{
 			{Workflow: "@acme/owners [x](http://evil.example)", Conclusion: "failure", FailedJob: "j`b", Cause: "@acme/owners `rm -rf` <img src=x>"}},
 			Workflow: "E2E Tests", Rate: 0.05, RateKnown: true},
-			[]string{"**Check failing:** @⁠acme/owners \\[x\\](http:⁠//evil.example)", "(job ``j`b``)", ": ``@acme/owners `rm -rf` <img src=x>``"},
+			[]string{"**Check failing:** @\u2060acme/owners \\[x\\](http:\u2060//evil.example)", "(job ``j`b``)", ": ``@acme/owners `rm -rf` <img src=x>``"},
 			[]string{"<img src=x>.", "[x](http"}},
 		{"refused rerun", Verification{Branch: "polylane/fix-x", Workflow: "E2E Tests", RerunLimit: 5, RerunRefused: "Resource not accessible by integration"},
 			[]string{"No workflow of the repository has completed", "could not re-run", "`actions: write`"}, nil},
