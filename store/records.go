@@ -264,3 +264,38 @@ type CacheEntry struct {
 	Body      []byte
 	UpdatedAt time.Time // set by the store
 }
+
+// FixVerificationRun is one completed attempt of one of the repository's
+// workflows on a fix pull request's branch; there is at most one per
+// (repository, run, attempt), so a redelivered workflow_run rewrites it.
+type FixVerificationRun struct {
+	RepositoryID int64
+	ClassID      string // the class the fix pull request fixes
+	RunID        int64
+	Attempt      int
+	WorkflowID   int64
+	WorkflowName string
+	HeadSHA      string
+	Conclusion   string // GitHub's conclusion: success, failure, cancelled...
+	// FailedJob, Cause and FailureClass are the analysis of a failed run:
+	// the failing job, the cause line of its log and the class it fell in.
+	FailedJob    string
+	Cause        string
+	FailureClass string
+	// InClass is set when the run failed in the fixed class's way: it
+	// refutes the fix.
+	InClass     bool
+	CompletedAt time.Time
+	UpdatedAt   time.Time // set by the store
+}
+
+// FixVerification is what Polylane did to verify a fix pull request: the
+// reruns of the failing job it asked for, and why GitHub refused one.
+type FixVerification struct {
+	RepositoryID int64
+	ClassID      string
+	Reruns       int
+	Refused      string // GitHub's refusal of a rerun; no further rerun is asked
+	LastRerunAt  time.Time
+	UpdatedAt    time.Time // set by the store
+}

@@ -217,6 +217,17 @@ type Publications interface {
 	GetFixPullRequest(ctx context.Context, repositoryID int64, classID string) (FixPullRequest, error)
 	// ListFixPullRequests lists a repository's fix pull requests, newest first.
 	ListFixPullRequests(ctx context.Context, repositoryID int64) ([]FixPullRequest, error)
+	// PutFixVerificationRun records a run attempt on a fix branch and
+	// reports whether the stored record changed (a redelivery changes
+	// nothing). The class's fix pull request must be recorded.
+	PutFixVerificationRun(ctx context.Context, r FixVerificationRun) (changed bool, err error)
+	// ListFixVerificationRuns lists the runs recorded for a class's fix,
+	// oldest run first.
+	ListFixVerificationRuns(ctx context.Context, repositoryID int64, classID string) ([]FixVerificationRun, error)
+	// GetFixVerification reads a fix's verification state; a fix without
+	// one reads as the zero state, not ErrNotFound.
+	GetFixVerification(ctx context.Context, repositoryID int64, classID string) (FixVerification, error)
+	PutFixVerification(ctx context.Context, v FixVerification) error
 }
 
 // Cache keeps GitHub responses the history cache reuses: validators of

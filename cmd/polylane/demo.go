@@ -19,10 +19,11 @@ account: it starts a GitHub simulator serving lumenfield/tally, an example
 repository shipped inside the binary (four weeks of CI history in which a
 database migration fails now and then), starts the server on a temporary
 SQLite database, sends the signed workflow_run webhook of the newest failed
-run, waits for the diagnosis, prints the comment Polylane posted and the
-dashboard's URL, then sends the webhook of a pull request's failed run and
-prints the line its comment leads with (is the failure the pull request's
-own?), and serves until interrupted (Ctrl-C).
+run, waits for the diagnosis, runs the failing workflow three times, green,
+on the fix pull request's branch to show the fix being verified, prints the
+comment Polylane posted and the dashboard's URL, then sends the webhook of a
+pull request's failed run and prints the line its comment leads with (is the
+failure the pull request's own?), and serves until interrupted (Ctrl-C).
 
 Flags:
 `
@@ -81,6 +82,11 @@ func demo(ctx context.Context, inv *invocation, f *demoFlags, run demoServerFunc
 	pub, err := env.trigger(ctx, inv.stdout)
 	if err != nil {
 		return demoFailed(inv, env, err)
+	}
+	if pub.fix != nil {
+		if pub, err = env.verifyFix(ctx, inv.stdout, pub); err != nil {
+			return demoFailed(inv, env, err)
+		}
 	}
 	env.printPublication(inv.stdout, pub)
 	env.pullRequest(ctx, inv.stdout, pub)

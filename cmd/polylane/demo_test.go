@@ -265,7 +265,10 @@ func TestDemoEndToEnd(t *testing.T) {
 		t.Fatalf("exit %d\nstdout:\n%s\nstderr:\n%s", code, out.String(), errb.String())
 	}
 	for _, want := range []string{"-> 202 Accepted", "Polylane opened fix pull request", "```mermaid", "Dashboard: http://127.0.0.1:",
-		"Its comment on pull request #246 leads with:\n  **Not caused by this pull request:**"} {
+		"Its comment on pull request #246 leads with:\n  **Not caused by this pull request:**",
+		"success (3 of 3); sent its workflow_run delivery", "Verification section of the fix pull request's description and assessment",
+		"#### Verification", "- CI: success",
+		"3 green runs of `CI` on the fix branch; at this class's", "of the time, so it is not yet evidence"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("stdout lacks %q:\n%s", want, out.String())
 		}

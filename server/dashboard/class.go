@@ -37,11 +37,14 @@ type ClassData struct {
 	Window     Window        `json:"window"`
 	Timeline   []TimelineDay `json:"timeline"`
 	Effect     *FixEffect    `json:"fix_effect"`
-	Samples    []Sample      `json:"samples"`
-	NextPage   string        `json:"next_samples"`
-	Chain      *causal.Chain `json:"chain"`
-	Flowchart  string        `json:"flowchart"`
-	Diagnosis  *DiagnosisRow `json:"latest_diagnosis"`
+	// Verification is the verification of the class's open fix pull
+	// request (verification.go); nil without one.
+	Verification *FixVerification `json:"fix_verification"`
+	Samples      []Sample         `json:"samples"`
+	NextPage     string           `json:"next_samples"`
+	Chain        *causal.Chain    `json:"chain"`
+	Flowchart    string           `json:"flowchart"`
+	Diagnosis    *DiagnosisRow    `json:"latest_diagnosis"`
 	// PullRequests are the pull requests the class hit, as its latest
 	// diagnoses of pull-request runs name them (the diagnosed one and the
 	// others it was seen in), newest first.
@@ -137,6 +140,9 @@ func (d *Dashboard) class(r *http.Request, v *viewer) (any, pageMeta, error) {
 		return nil, pageMeta{}, err
 	}
 	if err := d.fixEffect(ctx, repo, c, &data); err != nil {
+		return nil, pageMeta{}, err
+	}
+	if err := d.fixVerification(ctx, repo, c, &data); err != nil {
 		return nil, pageMeta{}, err
 	}
 	if err := d.samples(r, repo, c, &data); err != nil {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"net/http"
 	"os"
 	"path/filepath"
@@ -384,5 +385,55 @@ func TestDiagnosisPageShowsThePullRequestClassification(t *testing.T) {
 	}
 	if code, html := e.get(repoPath(repo) + "/classes/" + seeded.ClassID); code != http.StatusOK || !strings.Contains(html, "Pull requests it hit") {
 		t.Errorf("class page: %d, lists no pull requests", code)
+	}
+}
+
+// TestClassPageShowsTheFixVerification: the class page of a class with an
+// open fix pull request shows each recorded run of its branch, the green
+// runs at the current head with the chance statement at the class's rate,
+// and a refutation; cause lines are escaped.
+func TestClassPageShowsTheFixVerification(t *testing.T) {
+	e := newEnv(t, false)
+	e.signIn()
+	repo := e.repo(0)
+	class := strings.Replace(e.seeded.FixedClass, "c1", "c2", 1)
+	ctx := context.Background()
+	c, err := e.st.GetClass(ctx, repo.ID, class)
+	if err != nil {
+		t.Fatal(err)
+	}
+	must := func(err error) {
+		t.Helper()
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	must(e.st.UpsertFixPullRequest(ctx, store.FixPullRequest{RepositoryID: repo.ID, ClassID: class, Number: 90,
+		Branch: "polylane/fix-" + class, State: store.FixOpen, HeadSHA: "aaaaaaaaaaaa", CreatedAt: c.LastSeen}))
+	put := func(id int64, conclusion, cause string, inClass bool) {
+		t.Helper()
+		_, err := e.st.PutFixVerificationRun(ctx, store.FixVerificationRun{RepositoryID: repo.ID, ClassID: class, RunID: id, Attempt: 1,
+			WorkflowID: c.WorkflowID, WorkflowName: "E2E", HeadSHA: "aaaaaaaaaaaa", Conclusion: conclusion, Cause: cause,
+			InClass: inClass, FailedJob: map[bool]string{true: "e2e"}[cause != ""], CompletedAt: c.LastSeen.Add(time.Duration(id) * time.Minute)})
+		must(err)
+	}
+	put(1, "success", "", false)
+	put(2, "success", "", false)
+	var data dashboard.ClassData
+	e.getJSON(repoPath(repo)+"/classes/"+class, &data)
+	v := data.Verification
+	if v == nil || v.Number != 90 || v.Green != 2 || v.Refuted || len(v.Runs) != 2 || v.Rate <= 0 {
+		t.Fatalf("verification %+v", v)
+	}
+	if want := math.Pow(1-v.Rate, 2); math.Abs(v.Chance-want) > 1e-9 || !strings.Contains(v.Statement, "2 green runs of E2E on the fix branch") {
+		t.Fatalf("chance %v (want %v), statement %q", v.Chance, want, v.Statement)
+	}
+	put(3, "failure", "<script>alert(1)</script> timed out", true)
+	code, html := e.get(repoPath(repo) + "/classes/" + class)
+	if code != http.StatusOK || !strings.Contains(html, "Verification of the fix") || !strings.Contains(html, "refuted") {
+		t.Fatalf("class page %d without the refuted verification", code)
+	}
+	if strings.Contains(html, "<script>alert(1)") || !strings.Contains(html, "&lt;script&gt;alert(1)") {
+		t.Fatal("a cause line on the fix branch is not escaped")
 	}
 }

@@ -266,16 +266,21 @@ func (s *Server) handleGetJob(w http.ResponseWriter, r *http.Request) {
 func (s *Server) handleRerun(w http.ResponseWriter, r *http.Request) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
-	ru := lookupRun(w, r)
-	if ru == nil {
-		return
+	if ru := lookupRun(w, r); ru != nil {
+		s.rerun(w, repoOf(r), ru)
 	}
+}
+
+// rerun answers a re-run request of a run: refused while the run is not
+// completed; with RerunCreatesAttempt, a new queued attempt. Callers hold
+// s.mu.
+func (s *Server) rerun(w http.ResponseWriter, repo *repoState, ru *run) {
 	if ru.fields.Status != "completed" {
 		writeError(w, http.StatusForbidden, "This workflow is already running")
 		return
 	}
 	if s.opts.RerunCreatesAttempt {
-		if err := s.newAttempt(repoOf(r), ru, "queued", ""); err != nil {
+		if err := s.newAttempt(repo, ru, "queued", ""); err != nil {
 			writeError(w, http.StatusInternalServerError, err.Error())
 			return
 		}

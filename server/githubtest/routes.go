@@ -60,6 +60,7 @@ func (s *Server) actionRoutes(r chi.Router) {
 	r.Get("/actions/jobs/{job}/logs", read(s.handleJobLogs))
 	r.Post("/actions/runs/{run}/rerun", s.need(needActionsWrite, s.handleRerun))
 	r.Post("/actions/runs/{run}/rerun-failed-jobs", s.need(needActionsWrite, s.handleRerun))
+	r.Post("/actions/jobs/{job}/rerun", s.need(needActionsWrite, s.handleRerunJob))
 }
 
 // gitRoutes are the contents, git data, commit and branch endpoints.

@@ -19,6 +19,7 @@ const (
 	KindMention     = "polylane_mention"
 	KindPullRequest = "polylane_pull_request"
 	KindLifecycle   = "polylane_lifecycle"
+	KindVerify      = "polylane_verify"
 )
 
 // DefaultFailingConclusions are the workflow run conclusions that start a
@@ -213,5 +214,34 @@ func (LifecycleArgs) InsertOpts() river.InsertOpts { return unique(5) }
 
 // Keys are the job's keys.
 func (a LifecycleArgs) Keys() Keys {
+	return Keys{a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID}
+}
+
+// VerifyArgs records a completed run on a fix pull request's branch that
+// was not diagnosed (a success, a cancelled or skipped run) in the fix's
+// verification, and refreshes its Verification section. A failed run on a
+// fix branch goes through DiagnoseArgs instead, whose publish step records
+// it. With Rerun set it is the scheduled check of a class's fix for its
+// next rerun (fix_pull_requests.verify_reruns): RunID is the run to re-run
+// and Attempt the number of reruns asked so far, which keeps one check per
+// rerun.
+type VerifyArgs struct {
+	DeliveryGUID   string `json:"delivery_guid"`
+	InstallationID int64  `json:"installation_id"`
+	RepositoryID   int64  `json:"repository_id" river:"unique"`
+	RunID          int64  `json:"run_id" river:"unique"`
+	Attempt        int    `json:"attempt" river:"unique"`
+	Rerun          bool   `json:"rerun,omitempty" river:"unique"`
+	ClassID        string `json:"class_id,omitempty" river:"unique"`
+}
+
+// Kind names the job.
+func (VerifyArgs) Kind() string { return KindVerify }
+
+// InsertOpts makes the job unique, with bounded attempts.
+func (VerifyArgs) InsertOpts() river.InsertOpts { return unique(5) }
+
+// Keys are the job's keys.
+func (a VerifyArgs) Keys() Keys {
 	return Keys{a.DeliveryGUID, a.InstallationID, a.RepositoryID, a.RunID}
 }

@@ -66,6 +66,7 @@ func assessmentParts(inBody bool) []section {
 		(*renderer).causalChain,
 		func(r *renderer, b *strings.Builder) { r.fix(b, inBody) },
 		(*renderer).lint,
+		(*renderer).verification,
 		(*renderer).notAnalysed,
 		(*renderer).footer,
 	}

@@ -42,6 +42,9 @@ type Options struct {
 	// the exact line of GitHub's step view. Without them a citation of the
 	// failing job links to the start of the failing step.
 	LogSteps []LogStep
+	// Verification is what the repository's own CI said of the fix pull
+	// request's branch; nil leaves the section out.
+	Verification *Verification
 }
 
 // Reasons a patch is not opened as a fix pull request.

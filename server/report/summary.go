@@ -7,6 +7,7 @@ import (
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/history"
 	"github.com/polylane/polylane/causal"
+	"github.com/polylane/polylane/causal/diagnosis"
 )
 
 // known reports whether the chain names a mechanism.
@@ -45,14 +46,18 @@ func (r *renderer) workflow() string {
 }
 
 // causeLine is the best statement of the cause in the trigger's log.
-func (r *renderer) causeLine() (analysis.Line, bool) {
-	for _, l := range r.d.Failure.Lines {
+func (r *renderer) causeLine() (analysis.Line, bool) { return CauseLine(r.d) }
+
+// CauseLine is the best statement of a diagnosis' cause in the trigger's
+// log: the first line of the cause, else the first line cited.
+func CauseLine(d *diagnosis.Diagnosis) (analysis.Line, bool) {
+	for _, l := range d.Failure.Lines {
 		if l.Role == analysis.RoleCause || l.Role == "" {
 			return l, true
 		}
 	}
-	if len(r.d.Failure.Lines) > 0 {
-		return r.d.Failure.Lines[0], true
+	if len(d.Failure.Lines) > 0 {
+		return d.Failure.Lines[0], true
 	}
 	return analysis.Line{}, false
 }

@@ -184,6 +184,38 @@ func (h *Handler) lifecycle(ctx context.Context, d *Delivery) (Outcome, error) {
 	return Outcome{Job: args, Reason: fmt.Sprintf("run %d checked against open fix pull requests", run.ID)}, nil
 }
 
+// fixBranchRun queues the verification of a fix pull request by a run on
+// its branch that is not diagnosed (a success, a cancelled run): the
+// repository's own run, never a fork's branch of the same name, of a
+// repository with an open fix pull request of that branch. A failed run on a fix branch
+// is diagnosed like any, and its publish step records it.
+func (h *Handler) fixBranchRun(ctx context.Context, d *Delivery) (Outcome, error) {
+	run, repo := d.env.WorkflowRun, d.env.Repository
+	if run.HeadRepository != nil && run.HeadRepository.ID != 0 && run.HeadRepository.ID != repo.ID {
+		return ignore("run of a fork's branch " + run.HeadBranch + " does not verify a fix"), nil
+	}
+	// Runs of fix branches are rare: the store is read each time, so that a
+	// fix pull request opened a moment ago is seen.
+	list, err := h.opts.Store.ListFixPullRequests(ctx, repo.ID)
+	if err != nil {
+		return Outcome{}, fmt.Errorf("list fix pull requests of repository %d: %w", repo.ID, err)
+	}
+	open := false
+	for _, f := range list {
+		open = open || f.State == store.FixOpen && f.Branch == run.HeadBranch
+	}
+	if !open {
+		return ignore("conclusion " + run.Conclusion + " on " + run.HeadBranch + ": no open fix pull request of that branch to verify"), nil
+	}
+	installed, err := h.ensureInstalled(ctx, d.InstallationID, *repo)
+	if err != nil || !installed {
+		return ignore("repository " + repo.FullName + " is not installed"), err
+	}
+	args := jobs.VerifyArgs{DeliveryGUID: d.GUID, InstallationID: d.InstallationID, RepositoryID: repo.ID,
+		RunID: run.ID, Attempt: max(run.RunAttempt, 1)}
+	return Outcome{Job: args, Reason: fmt.Sprintf("run %d on fix branch queued for verification", run.ID)}, nil
+}
+
 // fixCacheTTL is how long "this repository has an open fix pull request" is
 // trusted: a success on the default branch is common, and reading the
 // store for each would cost more than the rare check it starts.

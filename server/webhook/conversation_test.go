@@ -4,6 +4,8 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -118,13 +120,7 @@ func TestConversationEvents(t *testing.T) {
 			}
 
 			// A success on the default branch starts a check once a fix pull request is open.
-			must(t, r.st.UpsertClass(ctx, store.FailureClass{RepositoryID: tinyRepoID, ID: "c", FirstSeen: time.Now(), LastSeen: time.Now(), Count: 1}))
-			must(t, r.st.UpsertFixPullRequest(ctx, store.FixPullRequest{RepositoryID: tinyRepoID, ClassID: "c", Number: 77,
-				Branch: "polylane/fix-c", State: store.FixOpen}))
-			var tmpl map[string]any
-			if err := json.Unmarshal(r.event(t, runEvent(tinyPassed)), &tmpl); err != nil {
-				t.Fatal(err)
-			}
+			tmpl := openFixC(t, r)
 			// (the "no open fix pull request" answer is cached briefly; a new rig has none cached)
 			r2 := newRigOn(t, r)
 			body, _ := json.Marshal(tmpl)
@@ -163,4 +159,64 @@ func serveHook(t *testing.T, checker server.Checker, opts webhook.Options) strin
 	hs := httptest.NewServer(srv.Handler())
 	t.Cleanup(hs.Close)
 	return hs.URL + "/webhooks/github"
+}
+
+// TestFixBranchRuns: a completed run that is not diagnosed queues the
+// fix's verification only on the branch of an open fix pull request of the
+// repository itself; runs of other branches, and a fork's branch of the
+// same name, never count.
+func TestFixBranchRuns(t *testing.T) {
+	for _, b := range storetest.Backends() {
+		t.Run(b.Name, func(t *testing.T) {
+			r := newRig(t, b, 0)
+			// A failure on the default branch records the repository.
+			if status, text := r.post(t, "workflow_run", "main-failure", r.event(t, runEvent(tinyFailed)), "", "application/json"); status != 202 {
+				t.Fatalf("failure on main: %d %s", status, text)
+			}
+			tmpl := openFixC(t, r)
+			run := tmpl["workflow_run"].(map[string]any)
+			for i, tc := range []struct {
+				name, branch, conclusion string
+				headRepo                 int64
+				queued                   bool
+				reason                   string
+			}{
+				{"success on the fix branch", "polylane/fix-c", "success", tinyRepoID, true, "queued for verification"},
+				{"cancelled on the fix branch", "polylane/fix-c", "cancelled", tinyRepoID, true, "queued for verification"},
+				{"failure on the fix branch is diagnosed", "polylane/fix-c", "failure", tinyRepoID, true, "queued for diagnosis"},
+				{"another fix branch", "polylane/fix-other", "success", tinyRepoID, false, "no open fix pull request of that branch"},
+				{"a fork's branch of the same name", "polylane/fix-c", "success", 4242, false, "fork"},
+				{"a feature branch", "feature", "success", tinyRepoID, false, "not diagnosed"},
+			} {
+				before := r.jobs(t)
+				run["id"] = float64(50000 + i)
+				run["head_branch"], run["conclusion"] = tc.branch, tc.conclusion
+				run["head_repository"] = map[string]any{"id": tc.headRepo, "full_name": "someone/tiny"}
+				body, _ := json.Marshal(tmpl)
+				status, text := r.post(t, "workflow_run", "fix-"+strconv.Itoa(i), body, "", "application/json")
+				if status != 202 || !strings.Contains(text, tc.reason) {
+					t.Errorf("%s: %d %q, want 202 saying %q", tc.name, status, text, tc.reason)
+				}
+				if got := r.jobs(t) - before; got != map[bool]int64{true: 1, false: 0}[tc.queued] {
+					t.Errorf("%s: %d jobs queued", tc.name, got)
+				}
+			}
+		})
+	}
+}
+
+// openFixC records an open fix pull request of class "c" on
+// polylane/fix-c, and returns the delivery of a success on main to build
+// other runs from.
+func openFixC(t *testing.T, r *rig) map[string]any {
+	t.Helper()
+	ctx := context.Background()
+	must(t, r.st.UpsertClass(ctx, store.FailureClass{RepositoryID: tinyRepoID, ID: "c", FirstSeen: time.Now(), LastSeen: time.Now(), Count: 1}))
+	must(t, r.st.UpsertFixPullRequest(ctx, store.FixPullRequest{RepositoryID: tinyRepoID, ClassID: "c", Number: 77,
+		Branch: "polylane/fix-c", State: store.FixOpen}))
+	var tmpl map[string]any
+	if err := json.Unmarshal(r.event(t, runEvent(tinyPassed)), &tmpl); err != nil {
+		t.Fatal(err)
+	}
+	return tmpl
 }

@@ -38,6 +38,8 @@ func (h *Handler) workflowRun(ctx context.Context, d *Delivery) (Outcome, error)
 		return ignore("no run, repository or installation in the payload"), nil
 	case d.Action != "completed":
 		return ignore("workflow_run " + d.Action + ": only completed runs are diagnosed"), nil
+	case strings.HasPrefix(run.HeadBranch, FixBranchPrefix) && !h.conclusion[run.Conclusion]:
+		return h.fixBranchRun(ctx, d)
 	case run.Conclusion == "success":
 		return h.lifecycle(ctx, d)
 	case !h.conclusion[run.Conclusion]:

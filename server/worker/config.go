@@ -105,7 +105,7 @@ func (s settings) skipReason(p *runPayload, serverConclusions []string) string {
 		return fmt.Sprintf("conclusion %s is not diagnosed (conclusions: %v)", run.Conclusion, s.conclusions(serverConclusions))
 	case !s.WatchesWorkflow(p.Workflow.Path, p.Workflow.Name):
 		return fmt.Sprintf("workflow %s is not among the workflows %s watches", p.Workflow.Path, s.source())
-	case !s.WatchesBranch(run.HeadBranch):
+	case !s.WatchesBranch(run.HeadBranch) && !p.ownFixBranch():
 		return fmt.Sprintf("branch %s is not among the branches %s watches", run.HeadBranch, s.source())
 	}
 	return ""

@@ -57,6 +57,11 @@ func (w *Worker) diagnose(ctx context.Context, a jobs.DiagnoseArgs) error {
 		return err
 	}
 	if reason := set.skipReason(p, w.serverConclusions()); reason != "" {
+		if p.ownFixBranch() { // a fix's own CI counts, diagnosed or not
+			log.Info().Str("reason", reason).Msg("run of a fix branch not diagnosed: recorded as its verification")
+			return w.st.Enqueue(ctx, store.Job{Args: jobs.VerifyArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID,
+				RepositoryID: a.RepositoryID, RunID: a.RunID, Attempt: a.Attempt}})
+		}
 		log.Info().Str("reason", reason).Msg("run not diagnosed")
 		return w.st.SetDeliveryState(ctx, d.GUID, store.DeliveryIgnored, reason)
 	}

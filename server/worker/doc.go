@@ -24,6 +24,14 @@
 // the fix job for a default-branch failure with a patch. The fix job keeps
 // one pull request per failure class on polylane/fix-<class>.
 //
+// Runs of a fix pull request's own branch are its verification (verify.go):
+// a success or cancelled run comes as a verify job (jobs.VerifyArgs), a
+// failure is diagnosed and its publish job records it, with its cause line
+// and class, instead of posting an assessment. Each edits the Verification
+// section of the fix pull request's description and assessment; with
+// fix_pull_requests.verify_reruns the verify job re-runs the class's
+// failing job on the branch, spaced out and within the rate budget.
+//
 // Every job reads before it writes (comments by stored id, then by marker and
 // the bot's authorship; branches and pull requests before creating them; a
 // 422 "already exists" means re-read), so a job interrupted anywhere, or

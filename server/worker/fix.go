@@ -92,6 +92,9 @@ func (w *Worker) fixPull(ctx context.Context, a jobs.FixArgs) (fixResult, error)
 	}
 	opts := w.reportOptions(ctx, pub)
 	opts.FixWithheld = nil // it is being opened
+	if opts.Verification, err = w.fixVerification(ctx, pub, a.ClassID, branch, head, existing); err != nil {
+		return fixResult{}, err
+	}
 	title, body, err := report.PullRequest(pub.doc, opts)
 	if err != nil {
 		return fixResult{}, permanent{err}

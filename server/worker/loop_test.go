@@ -129,15 +129,7 @@ func TestPublishAndFixConverge(t *testing.T) {
 	dir := sharedScenario(t, "karmada-rollout")
 	r := newRig(t, storetest.Backends()[0], dir)
 	ctx := testCtx(t)
-	trigger := r.sc.TriggerRunID
-	a := r.deliver(t, trigger)
-	if err := r.w.diagnose(ctx, a); err != nil {
-		t.Fatal(err)
-	}
-	_, doc := r.storedDiagnosis(t, trigger, 1)
-	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: trigger, Attempt: 1}
-	fa := jobs.FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
-		ClassID: doc.TriggerClass, RunID: trigger, Attempt: 1}
+	doc, pa, fa := r.diagnoseTrigger(t)
 	r.sim.ResetRecording()
 	for round := range 2 {
 		before := r.writes()
@@ -152,6 +144,22 @@ func TestPublishAndFixConverge(t *testing.T) {
 		}
 	}
 	checkFix(t, r, doc)
+}
+
+// diagnoseTrigger delivers and diagnoses the scenario's trigger and
+// returns its diagnosis with the publish and fix jobs that follow.
+func (r *rig) diagnoseTrigger(t *testing.T) (*diagnosis.Diagnosis, jobs.PublishArgs, jobs.FixArgs) {
+	t.Helper()
+	trigger := r.sc.TriggerRunID
+	a := r.deliver(t, trigger)
+	if err := r.w.diagnose(testCtx(t), a); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := r.storedDiagnosis(t, trigger, 1)
+	pa := jobs.PublishArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID, RunID: trigger, Attempt: 1}
+	fa := jobs.FixArgs{DeliveryGUID: a.DeliveryGUID, InstallationID: a.InstallationID, RepositoryID: a.RepositoryID,
+		ClassID: doc.TriggerClass, RunID: trigger, Attempt: 1}
+	return doc, pa, fa
 }
 
 // checkFix asserts the published state: one fix pull request whose branch

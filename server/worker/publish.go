@@ -154,6 +154,11 @@ func (w *Worker) publish(ctx context.Context, a jobs.PublishArgs) error {
 		return err
 	}
 	defer release()
+	// A failure on a fix pull request's own branch is its verification,
+	// not a new failure to assess (verify.go).
+	if done, err := w.verifyFailure(ctx, pub); done || err != nil {
+		return err
+	}
 	// The dashboard shows as muted the classes that the configuration in
 	// effect mutes; a failure here costs that display, not the publication.
 	if err := w.st.SetConfigMutes(ctx, a.RepositoryID, pub.set.MutedClasses()); err != nil {

@@ -132,6 +132,7 @@ func register(workers *river.Workers, w *Worker) error {
 		add(workers, w, func(jobs.MentionArgs) string { return "answer the comment" }, (*Worker).mention),
 		add(workers, w, func(a jobs.PullRequestArgs) string { return "pull request " + a.Action }, (*Worker).pullRequestDone),
 		add(workers, w, func(jobs.LifecycleArgs) string { return "fix pull request check" }, (*Worker).lifecycleDone),
+		add(workers, w, func(jobs.VerifyArgs) string { return "fix verification" }, (*Worker).verify),
 	} {
 		if err != nil {
 			return err

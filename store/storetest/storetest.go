@@ -42,6 +42,7 @@ func Run(t *testing.T, newStore NewStore) {
 		{"Diagnoses", testDiagnoses},
 		{"Comments", testComments},
 		{"FixPullRequests", testFixPullRequests},
+		{"FixVerification", testFixVerification},
 		{"ConcurrentWriters", testConcurrentWriters},
 		{"QueueWorksJobs", testQueueWorksJobs},
 		{"Details", testDetails},

@@ -46,6 +46,9 @@ type Config struct {
 	// CloseAfterRuns closes a fix pull request whose class has not recurred
 	// in this many runs of the default branch; 0 never does.
 	CloseAfterRuns int
+	// VerifyReruns is how many times the failing job may be re-run on a
+	// fix pull request's branch to verify the fix; 0 never does.
+	VerifyReruns int
 	// Muted are the classes muted by the file.
 	Muted []MutedClass
 	// LLM opts the repository in to the narrator; LLMLogs lets it see logs.
@@ -80,6 +83,7 @@ type file struct {
 		Workflows      *bool    `yaml:"workflows"`
 		Labels         []string `yaml:"labels"`
 		CloseAfterRuns *int     `yaml:"close_after_runs"`
+		VerifyReruns   *int     `yaml:"verify_reruns"`
 	} `yaml:"fix_pull_requests"`
 	Muted []yaml.Node `yaml:"muted_classes"`
 	LLM   struct {
@@ -157,6 +161,7 @@ func (f *file) apply(cfg *Config) {
 	setBool(&cfg.WorkflowFixes, f.Fix.Workflows)
 	cfg.FixLabels = f.Fix.Labels
 	setInt(&cfg.CloseAfterRuns, f.Fix.CloseAfterRuns)
+	setInt(&cfg.VerifyReruns, f.Fix.VerifyReruns)
 	setBool(&cfg.LLM, f.LLM.Enabled)
 	setBool(&cfg.LLMLogs, f.LLM.IncludeLogs)
 	for _, n := range f.Muted {

@@ -139,7 +139,8 @@ func TestSchemaPublished(t *testing.T) {
 	d := Defaults()
 	checks := map[string]any{"comments.pull_requests": d.CommentOnPullRequests, "comments.default_branch": d.CommentOnDefaultBranch,
 		"fix_pull_requests.automatic": d.AutomaticFixes, "fix_pull_requests.workflows": d.WorkflowFixes, "fix_pull_requests.close_after_runs": float64(d.CloseAfterRuns),
-		"llm.enabled": d.LLM, "llm.include_logs": d.LLMLogs}
+		"fix_pull_requests.verify_reruns": float64(d.VerifyReruns),
+		"llm.enabled":                     d.LLM, "llm.include_logs": d.LLMLogs}
 	for key, want := range checks {
 		p := s
 		for _, part := range strings.Split(key, ".") {

@@ -115,7 +115,7 @@ func (f *file) json() map[string]any {
 	}
 	object("comments", map[string]any{"pull_requests": f.Comments.PullRequests, "default_branch": f.Comments.DefaultBranch})
 	object("fix_pull_requests", map[string]any{"automatic": f.Fix.Automatic, "workflows": f.Fix.Workflows,
-		"labels": f.Fix.Labels, "close_after_runs": f.Fix.CloseAfterRuns})
+		"labels": f.Fix.Labels, "close_after_runs": f.Fix.CloseAfterRuns, "verify_reruns": f.Fix.VerifyReruns})
 	object("llm", map[string]any{"enabled": f.LLM.Enabled, "include_logs": f.LLM.IncludeLogs})
 	if f.Muted != nil {
 		muted := []any{}
