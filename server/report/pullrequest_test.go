@@ -13,9 +13,9 @@ func TestPullRequestCommentLeadsWithClassification(t *testing.T) {
 	root := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios")
 	for name, want := range map[string][]string{
 		"pr-flaky-across-prs": {"**Not caused by this pull request:** the same failure hit 3 other pull requests and `main` once in the last 30 days",
-			`[\#⁠13](https://github.com/acme/shop/actions/runs/`, "it is flaky"},
+			"[\\#\u206013](https://github.com/acme/shop/actions/runs/", "it is flaky"},
 		"pr-broken-base": {"**Not caused by this pull request:** `main` fails this way right now since commit [",
-			`(merged in [\#⁠109](https://github.com/acme/shop/pull/109))`, "1 cancelled run in between", "inherits it from its base"},
+			"(merged in [\\#\u2060109](https://github.com/acme/shop/pull/109))", "1 cancelled run in between", "inherits it from its base"},
 		"pr-new": {"**Most likely caused by this pull request:** none of the 9 other runs", "It first failed at commit [",
 			"proposes no harness patch"},
 		"pr-unknown": {"**Not known yet whether this pull request caused the failure:**"},

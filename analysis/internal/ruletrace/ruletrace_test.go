@@ -14,8 +14,10 @@ func TestTraceRecordsAndSwitchesOff(t *testing.T) {
 	}
 	tr := New(map[string]bool{"retrying": true})
 	remove := Install(tr)
-	if !Allow("error") || !Allow("error") {
-		t.Error("a phrase not switched off must count")
+	for i := 0; i < 2; i++ { // recorded each time it is asked
+		if !Allow("error") {
+			t.Error("a phrase not switched off must count")
+		}
 	}
 	if Allow("retrying") {
 		t.Error("a phrase switched off must not count")
