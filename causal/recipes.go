@@ -38,6 +38,53 @@ var recipes = map[string]recipe{
 		"https://docs.cypress.io/app/references/troubleshooting#Run-the-Binary-verification-with-a-longer-timeout",
 		"https://github.com/cypress-io/cypress/issues/4624",
 	}, cases: []string{"opensearch-project/security-dashboards-plugin"}},
+	"python-for-node-gyp": {fix: fixPythonForNodeGyp, sources: []string{
+		"https://github.com/nodejs/node-gyp/issues/2869",
+		"https://github.com/eclipse-thingweb/node-wot/pull/1155",
+	}, cases: []string{"eclipse-thingweb/node-wot"}},
+}
+
+// nodeGypLine is a line node-gyp prints while it builds an addon.
+var nodeGypLine = regexp.MustCompile(`\bgyp (info|ERR!|WARN)\b|\bnode-gyp\b`)
+
+// fixPythonForNodeGyp gives node-gyp a Python that still has distutils:
+// actions/setup-python puts 3.11 first on PATH, where node-gyp looks for
+// python3, before the step that builds the addon. Upgrading node-gyp to 10
+// (which no longer imports distutils) is the lasting fix; it comes with the
+// npm or the dependency that bundles it, so the rationale names it.
+func fixPythonForNodeGyp(x *fixContext) (*fixPlan, error) {
+	if x.step == nil || x.wf == nil || x.job == nil {
+		return nil, noFix("the failing step was not located")
+	}
+	gyp := false
+	for _, l := range x.log.Lines {
+		if nodeGypLine.MatchString(l.Text) {
+			gyp = true
+			break
+		}
+	}
+	if !gyp {
+		return nil, noFix("the missing distutils is not node-gyp's: the project's own Python code needs setuptools or a Python before 3.12")
+	}
+	for _, s := range x.job.Steps {
+		if strings.HasPrefix(s.Uses, "actions/setup-python@") {
+			return nil, noFix("the job already sets up Python with actions/setup-python; its python-version is the one to lower below 3.12")
+		}
+	}
+	content, err := x.repo.ReadFile(x.wf.Path)
+	if err != nil {
+		return nil, noFix("cannot read %s", x.wf.Path)
+	}
+	out, err := patch.InsertStep(content, stepSpan(x.step), []string{
+		"name: Set up Python 3.11 for node-gyp", "uses: actions/setup-python@v5", "with:", "  python-version: '3.11'"})
+	if err != nil {
+		return nil, noFix("%v", err)
+	}
+	rationale := fmt.Sprintf("node-gyp failed to import distutils%s: the gyp that node-gyp 9 and older bundle imports it, and Python 3.12 removed it (PEP 632), so the runner image's newer python3 breaks every native addon build. "+
+		"The patch sets up Python 3.11 before the step, which node-gyp then finds first on PATH; nothing that is built changes. Moving to node-gyp 10 or later, which no longer needs distutils, makes the step unnecessary.",
+		cite(x.ids["cause"]...))
+	return &fixPlan{Title: "Give node-gyp a Python that has distutils", Rationale: rationale,
+		Edits: []patch.FileEdit{{Path: x.wf.Path, Old: content, New: out}}}, nil
 }
 
 // RecipeNames lists the fix recipes catalogue families may name.
