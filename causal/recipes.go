@@ -280,8 +280,14 @@ func fixGradleRetries(x *fixContext) (*fixPlan, error) {
 	rationale := fmt.Sprintf("Gradle's download of a dependency failed on the network%s. Gradle retries a failed request only a few times with short timeouts; "+
 		"the patch raises its connection and socket timeouts to 2 minutes and its retries to 10 in %s. A dependency that does not exist still fails at once.",
 		cite(x.ids["cause"]...), p)
-	return &fixPlan{Title: "Let Gradle retry dependency downloads", Rationale: rationale,
-		Edits: []patch.FileEdit{{Path: p, Old: content, New: []byte(out)}}}, nil
+	plan := &fixPlan{Title: "Let Gradle retry dependency downloads", Rationale: rationale,
+		Edits: []patch.FileEdit{{Path: p, Old: content, New: []byte(out)}}}
+	if len(content) > 0 {
+		// the build's settings file, which sets none of the retries: the
+		// producer is where they go
+		plan.Setting = &Location{File: p, Line: strings.Count(text, "\n") + 1, Symbol: "org.gradle.internal.repository.max.retries"}
+	}
+	return plan, nil
 }
 
 // isNotExist reports whether a harness read failed because the file is
