@@ -34,7 +34,57 @@ var causeScenarios = []genScenario{
 	{name: "gate-job", workflow: "CI", steps: goSteps, gate: "all-green",
 		history:  "..G....A..G...G",
 		failures: map[byte]genFailure{'A': searchFlake},
-		repo: map[string]string{".github/workflows/ci.yml": `name: CI
+		repo: map[string]string{".github/workflows/ci.yml": goWorkflow + `  all-green:
+    needs: [build]
+    if: always()
+    runs-on: ubuntu-latest
+    steps:
+      - name: Check results
+        run: test "${{ needs.build.result }}" = success
+`},
+		expect: map[string]any{"trigger_step": "Unit tests", "window": map[string]int{"runs": 15, "failed": 4},
+			"trigger_cluster_count": 4, "clusters_in_trigger_step": 1, "verdict": "flaky", "first_bad_sha": nil,
+			"cause_line_contains": "TestSearchSuggestions", "pattern": "intermittent"}},
+}
+
+// rangeScenarios have a first bad commit that is a range: runs cancelled by
+// newer pushes sit between the last green run and the first red one.
+var rangeScenarios = []genScenario{
+	// four cancelled runs; of the five commits in the range only run 5's
+	// changed what the failing step tests (the failed test's package)
+	{name: "range-one-commit-touches", workflow: "CI", steps: goSteps,
+		history:  "...xxxxAAA",
+		failures: map[byte]genFailure{'A': cartRegressionQuiet},
+		changes: map[int][]string{3: {"docs/guide.md"}, 4: {"web/app.css", "web/index.html"},
+			5: {"cart/discount.go", "docs/discounts.md"}, 6: {"deploy/values.yaml"}, 7: {"README.md"}},
+		repo: map[string]string{".github/workflows/ci.yml": goWorkflow, "go.mod": "module github.com/acme/shop\n\ngo 1.22\n", "cart/cart.go": "package cart\n",
+			"cart/cart_test.go": "package cart\n"},
+		expect: map[string]any{"trigger_step": "Unit tests", "window": map[string]int{"runs": 10, "failed": 7},
+			"verdict": "regression", "first_bad_sha": "@A", "cause_line_contains": "TestCartTotal",
+			"range_touching": []int{5}}},
+	// the same range where no commit changed what the step tests: the
+	// range is named and no commit is singled out
+	{name: "range-no-commit-touches", workflow: "CI", steps: goSteps,
+		history:  "..xxAA",
+		failures: map[byte]genFailure{'A': cartRegressionQuiet},
+		changes:  map[int][]string{2: {"docs/guide.md"}, 3: {"web/app.css"}, 4: {"deploy/cart/values.yaml"}},
+		repo: map[string]string{".github/workflows/ci.yml": goWorkflow, "go.mod": "module github.com/acme/shop\n\ngo 1.22\n", "cart/cart.go": "package cart\n",
+			"cart/cart_test.go": "package cart\n"},
+		expect: map[string]any{"trigger_step": "Unit tests", "verdict": "regression", "first_bad_sha": "@A",
+			"range_touching": []int{}}},
+}
+
+// cartRegressionQuiet is cartRegression as go test prints it without -v:
+// the test's file and line below its FAIL line.
+var cartRegressionQuiet = genFailure{step: "Unit tests", exit: 2, output: []string{
+	"--- FAIL: TestCartTotal (0.00s)",
+	"    cart_test.go:42: total = 90, want 100 after discount",
+	"FAIL",
+	"FAIL\tgithub.com/acme/shop/cart\t0.012s",
+	"make: *** [Makefile:12: test] Error 1"}}
+
+// goWorkflow is the workflow of goSteps.
+const goWorkflow = `name: CI
 on: [push, pull_request]
 jobs:
   build:
@@ -47,18 +97,7 @@ jobs:
         run: make build
       - name: Unit tests
         run: make test
-  all-green:
-    needs: [build]
-    if: always()
-    runs-on: ubuntu-latest
-    steps:
-      - name: Check results
-        run: test "${{ needs.build.result }}" = success
-`},
-		expect: map[string]any{"trigger_step": "Unit tests", "window": map[string]int{"runs": 15, "failed": 4},
-			"trigger_cluster_count": 4, "clusters_in_trigger_step": 1, "verdict": "flaky", "first_bad_sha": nil,
-			"cause_line_contains": "TestSearchSuggestions", "pattern": "intermittent"}},
-}
+`
 
 // yarnTimeout is yarn giving up on one tarball of the registry.
 func yarnTimeout(tarball string) genFailure {

@@ -61,8 +61,55 @@ func (r *renderer) started(b *strings.Builder) {
 		good := v.LastGoodSHA
 		fmt.Fprintf(b, ". The %d %s before it did not get to the step, so the cause is one of %s after the last green %s",
 			v.UntestedRuns, plural(v.UntestedRuns, "run", "runs"), link("the commits", r.ln.compare(good, *v.FirstBadSHA)), r.commitRef(&good))
+		r.rangeTouching(b)
 	}
 	b.WriteString(". Every run of the step since then has failed the same way. A harness retry would only hide it, so the fix belongs in the change that introduced it.\n\n")
+}
+
+// maxTouching bounds the commits of a range the comment names.
+const maxTouching = 5
+
+// rangeTouching names the commits of the first bad range that changed what
+// the failing step builds or tests, with the files they changed.
+func (r *renderer) rangeTouching(b *strings.Builder) {
+	fr := r.d.FirstBadRange
+	if fr == nil {
+		return
+	}
+	n := fr.Commits
+	switch t := fr.Touching; {
+	case len(t) == 0:
+		fmt.Fprintf(b, "; none of those %d %s changed a file the step builds or tests", n, plural(n, "commit", "commits"))
+		return
+	case len(t) == n:
+		fmt.Fprintf(b, "; every one of those %d %s changed what the step builds or tests: ", n, plural(n, "commit", "commits"))
+	case len(t) == 1:
+		fmt.Fprintf(b, "; of those %d %s, only one changed what the step builds or tests: ", n, plural(n, "commit", "commits"))
+	default:
+		fmt.Fprintf(b, "; of those %d %s, %d changed what the step builds or tests: ", n, plural(n, "commit", "commits"), len(t))
+	}
+	var parts []string
+	for i, c := range fr.Touching {
+		if i == maxTouching {
+			parts = append(parts, fmt.Sprintf("and %d more", len(fr.Touching)-i))
+			break
+		}
+		sha := c.SHA
+		files := make([]string, 0, 3)
+		for j, f := range c.Files {
+			if j == 3 {
+				files = append(files, "…")
+				break
+			}
+			files = append(files, r.c(f))
+		}
+		part := r.commitRef(&sha)
+		if c.Message != "" {
+			part += " " + r.p("(“"+c.Message+"”)")
+		}
+		parts = append(parts, part+", which changed "+strings.Join(files, ", "))
+	}
+	b.WriteString(strings.Join(parts, "; "))
 }
 
 // classCounts says how often the trigger's class failed in the window.
