@@ -79,6 +79,7 @@ func (s *Server) gitRoutes(r chi.Router) {
 	r.Patch("/git/refs/*", s.handleUpdateRef)
 	r.Delete("/git/refs/*", s.handleDeleteRef)
 	r.Get("/commits/{sha}", s.handleGetCommit)
+	r.Get("/compare/*", s.handleCompare)
 	r.Get("/commits/{sha}/pulls", s.handlePullsForCommit)
 	r.Get("/commits/{sha}/comments", s.handleListCommitComments)
 	r.Post("/commits/{sha}/comments", s.handleCreateCommitComment)
