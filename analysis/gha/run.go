@@ -120,5 +120,6 @@ type Commit struct {
 	Parents []string `json:"parents,omitempty"`
 	Message string   `json:"message"`
 	HTMLURL string   `json:"html_url,omitempty"`
-	Files   []string `json:"files"`
+	// Files are the paths the commit changed; nil when they were not read.
+	Files []string `json:"files"`
 }

@@ -28,6 +28,9 @@ type FirstBadRange struct {
 	// Dockerfile, a directory it builds, the failed test's file), oldest
 	// first; Files lists those files of each.
 	Touching []RangeCommit `json:"touching"`
+	// Unchecked counts the commits whose changed files were not listed
+	// (past the number read one by one); they may touch the step too.
+	Unchecked int `json:"unchecked,omitempty"`
 	// Reach is what the step builds or tests, as the harness model follows it.
 	Reach causal.Reach `json:"reach"`
 }
@@ -55,9 +58,14 @@ func firstBadRange(compare CompareFunc, v history.Verdict, reach causal.Reach) (
 	}
 	r := &FirstBadRange{Base: v.LastGoodSHA, Head: *v.FirstBadSHA, Commits: len(commits), Touching: []RangeCommit{}, Reach: reach}
 	if len(commits) > maxRangeCommits {
+		r.Unchecked = len(commits) - maxRangeCommits
 		commits = commits[:maxRangeCommits]
 	}
 	for _, c := range commits {
+		if c.Files == nil {
+			r.Unchecked++
+			continue
+		}
 		var files []string
 		for _, f := range c.Files {
 			if reach.Touches(f) {

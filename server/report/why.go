@@ -78,6 +78,9 @@ func (r *renderer) rangeTouching(b *strings.Builder) {
 	}
 	n := fr.Commits
 	switch t := fr.Touching; {
+	case len(t) == 0 && fr.Unchecked > 0:
+		fmt.Fprintf(b, "; none of the first %d of those %d commits changed a file the step builds or tests", n-fr.Unchecked, n)
+		return
 	case len(t) == 0:
 		fmt.Fprintf(b, "; none of those %d %s changed a file the step builds or tests", n, plural(n, "commit", "commits"))
 		return
@@ -110,6 +113,9 @@ func (r *renderer) rangeTouching(b *strings.Builder) {
 		parts = append(parts, part+", which changed "+strings.Join(files, ", "))
 	}
 	b.WriteString(strings.Join(parts, "; "))
+	if fr.Unchecked > 0 {
+		fmt.Fprintf(b, " (the files of %d later %s were not read)", fr.Unchecked, plural(fr.Unchecked, "commit", "commits"))
+	}
 }
 
 // classCounts says how often the trigger's class failed in the window.

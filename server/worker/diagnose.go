@@ -124,6 +124,7 @@ func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a jobs.Diag
 		Previous:     previous,
 		WindowSize:   window,
 		Baseline:     w.baselines.of(a.RepositoryID, diagnosis.SourceBaseline(tracked)),
+		Compare:      w.compare(ctx, gh, a.RepositoryID),
 	})
 	switch {
 	case tracked.Err() != nil:

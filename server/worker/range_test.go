@@ -1,0 +1,54 @@
+package worker
+
+import (
+	"path/filepath"
+	"testing"
+
+	"github.com/polylane/polylane/store/storetest"
+)
+
+// TestFirstBadRangeNamesTheCommitThatTouchedTheStep: four cancelled runs
+// sit between the last green run and the first red one. The cold diagnosis
+// compares the range on GitHub and names the one commit that changed the
+// failed test's package; a warm diagnosis reads the range from the cache
+// and stays within six GitHub calls.
+func TestFirstBadRangeNamesTheCommitThatTouchedTheStep(t *testing.T) {
+	dir := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "range-one-commit-touches")
+	r := newRig(t, storetest.Backends()[0], dir)
+	ctx := testCtx(t)
+	trigger := r.sc.TriggerRunID
+	a := r.deliver(t, trigger)
+	r.sim.ResetRecording()
+	if err := r.w.diagnose(ctx, a); err != nil {
+		t.Fatal(err)
+	}
+	cold := r.callBreakdown()
+	_, doc := r.storedDiagnosis(t, trigger, 1)
+	fr := doc.FirstBadRange
+	if fr == nil || fr.Commits != 5 || len(fr.Touching) != 1 {
+		t.Fatalf("first bad range = %+v (verdict %s: %s)", fr, doc.Verdict.Kind, doc.Verdict.Reason)
+	}
+	if fr.Touching[0].SHA != r.sc.Expect.RangeTouching[0] || fr.Touching[0].Files[0] != "cart/discount.go" || fr.Touching[0].HTMLURL == "" {
+		t.Errorf("touching = %+v, want %s changing cart/discount.go", fr.Touching, r.sc.Expect.RangeTouching[0])
+	}
+	if cold["compare"] != 1 || cold["commit"] != 5 {
+		t.Errorf("cold diagnosis: %d compare and %d commit calls, want 1 and 5 (%v)", cold["compare"], cold["commit"], cold)
+	}
+
+	if _, err := r.sim.AddRunAttempt(r.repo, trigger, "failure"); err != nil {
+		t.Fatal(err)
+	}
+	a2 := r.deliver(t, trigger)
+	r.sim.ResetRecording()
+	if err := r.w.diagnose(ctx, a2); err != nil {
+		t.Fatal(err)
+	}
+	warm, kinds := r.callCounts(), r.callBreakdown()
+	if warm.API > 6 || kinds["compare"] != 0 || kinds["commit"] != 0 {
+		t.Errorf("warm diagnosis: %d API calls %v, want at most 6 and no compare", warm.API, kinds)
+	}
+	_, doc2 := r.storedDiagnosis(t, trigger, a2.Attempt)
+	if doc2.FirstBadRange == nil || len(doc2.FirstBadRange.Touching) != 1 || doc2.FirstBadRange.Touching[0].SHA != fr.Touching[0].SHA {
+		t.Errorf("warm first bad range = %+v", doc2.FirstBadRange)
+	}
+}
