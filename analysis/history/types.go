@@ -93,8 +93,17 @@ type Class struct {
 	Endpoints []string `json:"endpoints,omitempty"`
 	// Members are the distinct signatures merged into the class, most runs first.
 	Members []string `json:"members,omitempty"`
+	// Wordings, for a class of several signatures, counts the runs of each
+	// (most runs first): the wordings one cause took in the window.
+	Wordings []Wording `json:"wordings,omitempty"`
 	// FirstSHA is the head commit of the oldest run of the class.
 	FirstSHA string `json:"first_sha,omitempty"`
+}
+
+// Wording is one signature of a class and the number of its runs.
+type Wording struct {
+	Signature string `json:"signature"`
+	Runs      int    `json:"runs"`
 }
 
 // Verdict kinds.

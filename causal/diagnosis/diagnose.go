@@ -121,6 +121,10 @@ func Diagnose(in Input) (*Outcome, error) {
 		return nil, fmt.Errorf("run %d: the trigger's failure fell in no class (internal error)", trigger.ID)
 	}
 	classes = triggerFirst(classes, tc)
+	if classes, err = mergeByCause(in, window, classes, occs, trig, analyze); err != nil {
+		return nil, err
+	}
+	tl.Annotate(classes, trigger.ID)
 	d := &Diagnosis{
 		Schema:       Schema,
 		Repository:   in.Repository.FullName,

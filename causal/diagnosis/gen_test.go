@@ -494,7 +494,7 @@ func (g genScenario) gateLog(at time.Time) []byte {
 // commands are the run: lines of the workflow steps.
 var commands = map[string]string{"Download modules": "make deps", "Build": "make build", "Unit tests": "make test", "Deploy preview": "make deploy",
 	"Install dependencies": "composer install --no-interaction --prefer-dist --no-progress", "PHPUnit": "vendor/bin/phpunit",
-	"Build image": "docker build -t shop .", "Install packages": "yarn install --frozen-lockfile"}
+	"Build image": "docker build -t shop .", "Install packages": "yarn install --frozen-lockfile", "Generate code": "make generate"}
 
 // log renders the raw GitHub Actions job log of run i that fails in f.step.
 func (g genScenario) log(i int, at time.Time, f *genFailure) []byte {

@@ -138,6 +138,7 @@ func (r *renderer) classCounts(b *strings.Builder) {
 	if len(c.Endpoints) > 0 {
 		b.WriteString(" The failures name " + r.codeList(c.Endpoints) + ".")
 	}
+	r.wordings(b, c.Wordings)
 	if fr := d.FailureRate; fr.Runs > 0 {
 		fmt.Fprintf(b, " The step's failure rate over the window is %.1f%% (%d of %d runs; 95%% interval %.1f–%.1f%%).",
 			100*fr.Rate, fr.Failures, fr.Runs, 100*fr.Low, 100*fr.High)
@@ -146,6 +147,26 @@ func (r *renderer) classCounts(b *strings.Builder) {
 		b.WriteString(" Cadence: " + r.p(d.Cadence) + ".")
 	}
 	b.WriteString("\n\n")
+}
+
+// maxWordings bounds the wordings of a class the comment lists.
+const maxWordings = 5
+
+// wordings lists the wordings of a class of one cause and the runs of each;
+// they add up to the class's count.
+func (r *renderer) wordings(b *strings.Builder, ws []history.Wording) {
+	if len(ws) < 2 {
+		return
+	}
+	parts := make([]string, 0, min(len(ws), maxWordings)+1)
+	for i, w := range ws {
+		if i == maxWordings {
+			parts = append(parts, fmt.Sprintf("%d more", len(ws)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d %s)", r.c(w.Signature), w.Runs, plural(w.Runs, "run", "runs")))
+	}
+	fmt.Fprintf(b, " One cause in %d wordings: %s.", len(ws), strings.Join(parts, ", "))
 }
 
 // otherClasses names the window's other classes as separate failures.
