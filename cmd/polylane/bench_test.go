@@ -407,15 +407,22 @@ func metricSoFar(b *testing.B, url, prefix string) float64 {
 //
 //	go test ./cmd/polylane -run '^$' -bench PullRequestDiagnosis -benchtime 1x
 func BenchmarkPullRequestDiagnosis(b *testing.B) {
-	dir := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "pr-flaky-across-prs")
+	benchCalls(b, "pr-flaky-across-prs", func(b *testing.B, app *appUnderTest) (float64, float64) {
+		number := app.triggerPullRequest(b)
+		return prComment(b, app, number, "attempt=1", false), prComment(b, app, number, "attempt=2", true)
+	})
+}
+
+// benchCalls reports, on SQLite and PostgreSQL, the API calls of a cold and
+// then a warm diagnosis of a synthetic scenario; run returns the calls of
+// every diagnosis so far after each.
+func benchCalls(b *testing.B, name string, run func(*testing.B, *appUnderTest) (cold, warm float64)) {
+	dir := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", name)
 	for _, backend := range []string{"sqlite", "postgres"} {
 		b.Run("db="+backend, func(b *testing.B) {
 			var coldCalls, warmCalls float64
 			for range b.N {
-				app := startApp(b, dir, benchDatabaseURL(b, backend))
-				number := app.triggerPullRequest(b)
-				cc := prComment(b, app, number, "attempt=1", false)
-				wc := prComment(b, app, number, "attempt=2", true)
+				cc, wc := run(b, startApp(b, dir, benchDatabaseURL(b, backend)))
 				coldCalls, warmCalls = coldCalls+cc, warmCalls+wc-cc
 			}
 			n := float64(b.N)
@@ -433,21 +440,9 @@ func BenchmarkPullRequestDiagnosis(b *testing.B) {
 //
 //	go test ./cmd/polylane -run '^$' -bench RangeDiagnosis -benchtime 1x
 func BenchmarkRangeDiagnosis(b *testing.B) {
-	dir := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "range-one-commit-touches")
-	for _, backend := range []string{"sqlite", "postgres"} {
-		b.Run("db="+backend, func(b *testing.B) {
-			var coldCalls, warmCalls float64
-			for range b.N {
-				app := startApp(b, dir, benchDatabaseURL(b, backend))
-				cc := diagnosed(b, app, 1, false)
-				wc := diagnosed(b, app, 2, true)
-				coldCalls, warmCalls = coldCalls+cc, warmCalls+wc-cc
-			}
-			n := float64(b.N)
-			b.ReportMetric(coldCalls/n, "cold-api-calls")
-			b.ReportMetric(warmCalls/n, "warm-api-calls")
-		})
-	}
+	benchCalls(b, "range-one-commit-touches", func(b *testing.B, app *appUnderTest) (float64, float64) {
+		return diagnosed(b, app, 1, false), diagnosed(b, app, 2, true)
+	})
 }
 
 // diagnosed delivers the trigger (a new attempt of it when rerun), waits
