@@ -16,24 +16,15 @@ import (
 // causal stage explains to tell whether they are the trigger's cause.
 const maxCauseProbes = 4
 
-// cause is what makes two classes one: the mechanism rule that matched and
-// the harness line that produced the failure.
-type cause struct {
-	rule string
-	file string
-	line int
-}
-
-// known reports whether the cause names both a rule and a producer line;
-// an unknown mechanism or a failure with no harness producer merges nothing.
-func (c cause) known() bool { return c.rule != "" && c.file != "" && c.line > 0 }
-
 // mergeByCause merges into the trigger's class (classes[0]) the other
 // classes of its job and step whose failure the causal stage explains with
 // the same mechanism rule and the same producer: wordings the signature
 // keeps apart (a library missing, or too old to have a name) that are one
-// cause. Each class is explained from its newest run's log, against the
-// trigger's tree. The classes are returned with the merged ones removed.
+// cause. An unknown mechanism or a failure without a harness producer
+// merges nothing. Each class is explained from its newest run's log,
+// against the trigger's tree, once: the cause is kept on the occurrence
+// (occs is updated), so a later diagnosis that knows it reads no log. The
+// classes are returned with the merged ones removed.
 func mergeByCause(in Input, window []gha.Run, classes []history.Class, occs []history.Occurrence, trig history.Occurrence, analyze history.Analyzer) ([]history.Class, error) {
 	var probes []int
 	for i := 1; i < len(classes) && len(probes) < maxCauseProbes; i++ {
@@ -44,8 +35,12 @@ func mergeByCause(in Input, window []gha.Run, classes []history.Class, occs []hi
 	if len(probes) == 0 {
 		return classes, nil
 	}
-	want, err := causeOf(in, trig, analyze)
-	if err != nil || !want.known() {
+	ti := slices.IndexFunc(occs, func(o history.Occurrence) bool { return sameOccurrence(o, trig) })
+	if ti < 0 {
+		return classes, nil
+	}
+	want, err := cachedCause(in, occs, ti, analyze)
+	if err != nil || !want.Known() {
 		return classes, err
 	}
 	at := map[int64]time.Time{}
@@ -54,11 +49,11 @@ func mergeByCause(in Input, window []gha.Run, classes []history.Class, occs []hi
 	}
 	merged := map[int]bool{}
 	for _, i := range probes {
-		o, ok := newestOccurrence(occs, classes[i])
-		if !ok {
+		oi := newestOccurrence(occs, classes[i])
+		if oi < 0 {
 			continue
 		}
-		got, err := causeOf(in, o, analyze)
+		got, err := cachedCause(in, occs, oi, analyze)
 		if err != nil {
 			return nil, err
 		}
@@ -76,28 +71,49 @@ func mergeByCause(in Input, window []gha.Run, classes []history.Class, occs []hi
 	return out, nil
 }
 
-// newestOccurrence is the occurrence of the class's newest run with a log.
-func newestOccurrence(occs []history.Occurrence, c history.Class) (history.Occurrence, bool) {
+// newestOccurrence is the index of the occurrence of the class's newest
+// run with a log, -1 without one.
+func newestOccurrence(occs []history.Occurrence, c history.Class) int {
 	for _, id := range c.Runs {
-		for _, o := range occs {
+		for i, o := range occs {
 			if o.RunID == id && !o.Unknown && o.Step.Name == c.Step && o.JobBase == c.Job {
-				return o, true
+				return i
 			}
 		}
 	}
-	return history.Occurrence{}, false
+	return -1
+}
+
+// sameOccurrence reports whether a and b are the failure of one job step
+// of one run attempt.
+func sameOccurrence(a, b history.Occurrence) bool {
+	return a.RunID == b.RunID && a.RunAttempt == b.RunAttempt && a.JobID == b.JobID && a.Step.Number == b.Step.Number
+}
+
+// cachedCause is the cause of occs[i]: kept from an earlier diagnosis, or
+// explained now and kept.
+func cachedCause(in Input, occs []history.Occurrence, i int, analyze history.Analyzer) (history.Cause, error) {
+	if c := occs[i].Cause; c != nil {
+		return *c, nil
+	}
+	c, err := causeOf(in, occs[i], analyze)
+	if err != nil {
+		return c, err
+	}
+	occs[i].Cause = &c
+	return c, nil
 }
 
 // causeOf explains one occurrence with the causal stage alone (no history,
 // no baseline) and returns its mechanism rule and producer line.
-func causeOf(in Input, o history.Occurrence, analyze history.Analyzer) (cause, error) {
+func causeOf(in Input, o history.Occurrence, analyze history.Analyzer) (history.Cause, error) {
 	job, err := triggerJob(in.Source, o)
 	if err != nil || job.ID == 0 {
-		return cause{}, err
+		return history.Cause{}, err
 	}
 	result, err := reanalyze(in.Source, job, o, analyze)
 	if err != nil {
-		return cause{}, err
+		return history.Cause{}, err
 	}
 	tree := in.Tree
 	if tree == nil {
@@ -109,13 +125,13 @@ func causeOf(in Input, o history.Occurrence, analyze history.Analyzer) (cause, e
 		Catalogue: in.Catalogue,
 	})
 	if err != nil {
-		return cause{}, fmt.Errorf("explain run %d: %w", o.RunID, err)
+		return history.Cause{}, fmt.Errorf("explain run %d: %w", o.RunID, err)
 	}
 	c := x.Chain
 	if c == nil || c.Producer.Ambiguous {
-		return cause{}, nil
+		return history.Cause{}, nil
 	}
-	return cause{rule: c.Mechanism.Rule, file: c.Producer.File, line: c.Producer.Line}, nil
+	return history.Cause{Rule: c.Mechanism.Rule, File: c.Producer.File, Line: c.Producer.Line}, nil
 }
 
 // mergeClasses adds class b's runs and wordings to class a, which keeps its

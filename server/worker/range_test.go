@@ -4,6 +4,7 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/polylane/polylane/server/ghclient"
 	"github.com/polylane/polylane/store/storetest"
 )
 
@@ -35,20 +36,54 @@ func TestFirstBadRangeNamesTheCommitThatTouchedTheStep(t *testing.T) {
 		t.Errorf("cold diagnosis: %d compare and %d commit calls, want 1 and 5 (%v)", cold["compare"], cold["commit"], cold)
 	}
 
-	if _, err := r.sim.AddRunAttempt(r.repo, trigger, "failure"); err != nil {
-		t.Fatal(err)
-	}
-	a2 := r.deliver(t, trigger)
-	r.sim.ResetRecording()
-	if err := r.w.diagnose(ctx, a2); err != nil {
-		t.Fatal(err)
-	}
-	warm, kinds := r.callCounts(), r.callBreakdown()
+	attempt, warm, kinds := r.rediagnose(t, trigger)
 	if warm.API > 6 || kinds["compare"] != 0 || kinds["commit"] != 0 {
 		t.Errorf("warm diagnosis: %d API calls %v, want at most 6 and no compare", warm.API, kinds)
 	}
-	_, doc2 := r.storedDiagnosis(t, trigger, a2.Attempt)
+	_, doc2 := r.storedDiagnosis(t, trigger, attempt)
 	if doc2.FirstBadRange == nil || len(doc2.FirstBadRange.Touching) != 1 || doc2.FirstBadRange.Touching[0].SHA != fr.Touching[0].SHA {
 		t.Errorf("warm first bad range = %+v", doc2.FirstBadRange)
 	}
+}
+
+// TestSameCauseIsExplainedOnce: a class of the trigger's step is compared
+// by cause from its newest run's log once; the warm diagnosis reads the
+// cause kept with the stored occurrence and downloads only the trigger's
+// log, within six GitHub calls, and still makes one class of the two
+// wordings.
+func TestSameCauseIsExplainedOnce(t *testing.T) {
+	dir := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "two-wordings-same-producer")
+	r := newRig(t, storetest.Backends()[0], dir)
+	ctx := testCtx(t)
+	trigger := r.sc.TriggerRunID
+	if err := r.w.diagnose(ctx, r.deliver(t, trigger)); err != nil {
+		t.Fatal(err)
+	}
+	_, doc := r.storedDiagnosis(t, trigger, 1)
+	if len(doc.Clusters) != 1 || doc.Clusters[0].Count != 5 || len(doc.Clusters[0].Wordings) != 2 {
+		t.Fatalf("cold classes = %+v", doc.Clusters)
+	}
+	attempt, warm, kinds := r.rediagnose(t, trigger)
+	if warm.API > 6 || kinds["log-address"] > 1 {
+		t.Errorf("warm diagnosis: %d API calls %v, want at most 6 and only the trigger's log", warm.API, kinds)
+	}
+	_, doc2 := r.storedDiagnosis(t, trigger, attempt)
+	if len(doc2.Clusters) != 1 || doc2.Clusters[0].Count != 5 {
+		t.Errorf("warm classes = %+v", doc2.Clusters)
+	}
+}
+
+// rediagnose diagnoses a new attempt of a run and returns the attempt and
+// the GitHub calls that diagnosis made.
+func (r *rig) rediagnose(t *testing.T, runID int64) (int, ghclient.Calls, map[string]int) {
+	t.Helper()
+	if _, err := r.sim.AddRunAttempt(r.repo, runID, "failure"); err != nil {
+		t.Fatal(err)
+	}
+	a := r.deliver(t, runID)
+	r.sim.ResetRecording()
+	if err := r.w.diagnose(testCtx(t), a); err != nil {
+		t.Fatal(err)
+	}
+	return a.Attempt, r.callCounts(), r.callBreakdown()
 }
