@@ -15,6 +15,10 @@ import (
 // range lists its first ones (oldest first) and says how many there were.
 const maxRangeCommits = 50
 
+// maxReachListed bounds the files and directories of the step's reach the
+// document lists (all of them are matched).
+const maxReachListed = 100
+
 // FirstBadRange is the range of commits in which a regression started,
 // (Base, Head], when runs between the last green run and the first red
 // one never got to the failing step.
@@ -31,7 +35,8 @@ type FirstBadRange struct {
 	// Unchecked counts the commits whose changed files were not listed
 	// (past the number read one by one); they may touch the step too.
 	Unchecked int `json:"unchecked,omitempty"`
-	// Reach is what the step builds or tests, as the harness model follows it.
+	// Reach is what the step builds or tests, as the harness model follows
+	// it (the first maxReachListed files and directories).
 	Reach causal.Reach `json:"reach"`
 }
 
@@ -56,7 +61,9 @@ func firstBadRange(compare CompareFunc, v history.Verdict, reach causal.Reach) (
 	if err != nil {
 		return nil, fmt.Errorf("compare %s...%s: %w", shortSHA(v.LastGoodSHA), shortSHA(*v.FirstBadSHA), err)
 	}
-	r := &FirstBadRange{Base: v.LastGoodSHA, Head: *v.FirstBadSHA, Commits: len(commits), Touching: []RangeCommit{}, Reach: reach}
+	shown := reach
+	shown.Files, shown.Dirs = shown.Files[:min(len(shown.Files), maxReachListed)], shown.Dirs[:min(len(shown.Dirs), maxReachListed)]
+	r := &FirstBadRange{Base: v.LastGoodSHA, Head: *v.FirstBadSHA, Commits: len(commits), Touching: []RangeCommit{}, Reach: shown}
 	if len(commits) > maxRangeCommits {
 		r.Unchecked = len(commits) - maxRangeCommits
 		commits = commits[:maxRangeCommits]

@@ -76,3 +76,20 @@ func rangeCommits(ctx context.Context, gh *ghclient.Repo, base, head string) ([]
 	}
 	return commits, nil
 }
+
+// trackedCompare remembers a failure of GitHub or the store while a range
+// was compared, so that the diagnosis is tried again rather than failed for
+// good (the pipeline turns any error into a failed diagnosis).
+type trackedCompare struct {
+	fn  diagnosis.CompareFunc
+	err error
+}
+
+// compare calls fn and keeps its error, unless the range does not exist.
+func (t *trackedCompare) compare(base, head string) ([]gha.Commit, error) {
+	commits, err := t.fn(base, head)
+	if err != nil && !errors.Is(err, fs.ErrNotExist) && t.err == nil {
+		t.err = err
+	}
+	return commits, err
+}

@@ -1,10 +1,12 @@
 package worker
 
 import (
+	"errors"
 	"path/filepath"
 	"testing"
 
 	"github.com/polylane/polylane/server/ghclient"
+	"github.com/polylane/polylane/server/githubtest"
 	"github.com/polylane/polylane/store/storetest"
 )
 
@@ -86,4 +88,26 @@ func (r *rig) rediagnose(t *testing.T, runID int64) (int, ghclient.Calls, map[st
 		t.Fatal(err)
 	}
 	return a.Attempt, r.callCounts(), r.callBreakdown()
+}
+
+// TestRangeCompareFailureIsRetried: GitHub failing the compare call fails
+// the diagnosis for a retry, not for good; once GitHub answers, the range
+// is named.
+func TestRangeCompareFailureIsRetried(t *testing.T) {
+	dir := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "range-one-commit-touches")
+	r := newRig(t, storetest.Backends()[0], dir)
+	h := r.sim.InjectFault(githubtest.Fault{Kind: githubtest.FaultServerError, Times: -1, Path: "/repos/*/*/compare/*"})
+	a := r.deliver(t, r.sc.TriggerRunID)
+	err := r.w.diagnose(testCtx(t), a)
+	var perm permanent
+	if err == nil || errors.As(err, &perm) {
+		t.Fatalf("diagnose with compare failing: %v, want an error to retry", err)
+	}
+	h.Remove()
+	if err := r.w.diagnose(testCtx(t), a); err != nil {
+		t.Fatal(err)
+	}
+	if _, doc := r.storedDiagnosis(t, r.sc.TriggerRunID, 1); doc.FirstBadRange == nil || len(doc.FirstBadRange.Touching) != 1 {
+		t.Errorf("first bad range after the retry = %+v", doc.FirstBadRange)
+	}
 }
