@@ -373,6 +373,7 @@ func (x *explainer) result() *Explanation {
 	exp.WhatHappened = x.whatHappened()
 	exp.WhyThisFix = x.whyThisFix()
 	exp.NotAnalysed = x.repo.Skipped()
+	exp.Reach = x.stepReach()
 	if x.patch != nil {
 		exp.Impact = x.assessImpact()
 	}

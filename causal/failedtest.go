@@ -101,12 +101,61 @@ func (x *explainer) finishTest(t *FailedTest, h *testHeader) *FailedTest {
 		t.File = p
 		return t
 	}
+	if p := x.goPackageFile(t.File); p != "" {
+		t.File = p
+		return t
+	}
 	t.Printed = t.File
 	if t.Line > 0 {
 		t.Printed = fmt.Sprintf("%s:%d", t.File, t.Line)
 	}
 	t.File, t.Line = "", 0
 	return t
+}
+
+// goPackageResult is go test's result line of a package: "FAIL\timport/path\t0.01s".
+var goPackageResult = regexp.MustCompile(`^(?:FAIL|ok)\s+(\S+)\s+(?:\d[\d.]*s|\[)`)
+
+// goPackageFile maps the bare file name go test prints ("cart_test.go") to
+// the repository through the package's result line and the module path of
+// go.mod: the one failed package whose directory holds that file.
+func (x *explainer) goPackageFile(name string) string {
+	if strings.Contains(name, "/") || !strings.HasSuffix(name, "_test.go") || x.repo == nil {
+		return ""
+	}
+	mod := x.goModule()
+	if mod == "" {
+		return ""
+	}
+	found := ""
+	for _, l := range append(append([]logLine(nil), x.log.Lines...), x.log.Tail...) {
+		m := goPackageResult.FindStringSubmatch(strings.TrimSpace(l.Text))
+		if m == nil || !strings.HasPrefix(m[1], mod+"/") {
+			continue
+		}
+		p := path.Join(strings.TrimPrefix(m[1], mod+"/"), name)
+		if p != found && x.repo.Exists(p) {
+			if found != "" {
+				return "" // two packages hold a file of that name
+			}
+			found = p
+		}
+	}
+	return found
+}
+
+// goModule is the module path of the repository's root go.mod, "" without one.
+func (x *explainer) goModule() string {
+	data, err := x.repo.ReadFile("go.mod")
+	if err != nil {
+		return ""
+	}
+	for _, l := range strings.Split(string(data), "\n") {
+		if f := strings.Fields(l); len(f) >= 2 && f[0] == "module" {
+			return strings.Trim(f[1], `"`)
+		}
+	}
+	return ""
 }
 
 // goTimeoutPanic and goRunningTest read go test's timeout report: "panic:

@@ -70,4 +70,7 @@ type Explanation struct {
 	// Redacted are the secrets removed from trigger-log lines the chain
 	// cites (kind and line, never the secret).
 	Redacted []redact.Secret
+	// Reach is what the failing step builds or tests (its files and
+	// directories), to tell which commits of a range touched it.
+	Reach Reach
 }

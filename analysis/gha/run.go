@@ -112,3 +112,14 @@ type Step struct {
 	StartedAt   time.Time `json:"started_at,omitzero"`
 	CompletedAt time.Time `json:"completed_at,omitzero"`
 }
+
+// Commit is one commit of a compared range with the paths it changed, as
+// GitHub's compare and commit endpoints list them.
+type Commit struct {
+	SHA     string   `json:"sha"`
+	Parents []string `json:"parents,omitempty"`
+	Message string   `json:"message"`
+	HTMLURL string   `json:"html_url,omitempty"`
+	// Files are the paths the commit changed; nil when they were not read.
+	Files []string `json:"files"`
+}

@@ -214,14 +214,18 @@ func (m *mergedClass) class() Class {
 		return cmp.Or(runs[b].Compare(runs[a]), cmp.Compare(b, a))
 	})
 	members := make([]string, 0, min(len(m.members), maxMembers))
+	var wordings []Wording
 	for _, e := range m.members[:min(len(m.members), maxMembers)] {
 		members = append(members, e.sig)
+		if len(m.members) > 1 {
+			wordings = append(wordings, Wording{Signature: e.sig, Runs: len(e.runs)})
+		}
 	}
 	endpoints := m.fp.endpoints[:min(len(m.fp.endpoints), maxEndpoints)]
 	return Class{
 		Step: m.key.step, Job: m.key.job, Signature: m.rep.sig,
 		Count: len(ids), Runs: ids, FirstSeen: first, LastSeen: last,
-		Family: m.fp.family, Endpoints: endpoints, Members: members, FirstSHA: sha,
+		Family: m.fp.family, Endpoints: endpoints, Members: members, Wordings: wordings, FirstSHA: sha,
 	}
 }
 

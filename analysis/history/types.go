@@ -43,7 +43,23 @@ type Occurrence struct {
 	// pattern of a class can tell a green run of its step from one that never
 	// reached it.
 	Passed []JobStep `json:"passed,omitempty"`
+	// Cause is the causal stage's reading of the failure (mechanism rule
+	// and producer line), kept once it was computed so that a later
+	// diagnosis compares classes by cause without reading the log again;
+	// nil when it was never computed.
+	Cause *Cause `json:"cause,omitempty"`
 }
+
+// Cause is the mechanism rule that explains a failure and the harness line
+// that produced it; all empty when the causal stage named neither.
+type Cause struct {
+	Rule string `json:"rule,omitempty"`
+	File string `json:"file,omitempty"`
+	Line int    `json:"line,omitempty"`
+}
+
+// Known reports whether the cause names both a rule and a producer line.
+func (c Cause) Known() bool { return c.Rule != "" && c.File != "" && c.Line > 0 }
 
 // JobStep names a step inside a job (by the job's base name).
 type JobStep struct {
@@ -93,8 +109,17 @@ type Class struct {
 	Endpoints []string `json:"endpoints,omitempty"`
 	// Members are the distinct signatures merged into the class, most runs first.
 	Members []string `json:"members,omitempty"`
+	// Wordings, for a class of several signatures, counts the runs of each
+	// (most runs first): the wordings one cause took in the window.
+	Wordings []Wording `json:"wordings,omitempty"`
 	// FirstSHA is the head commit of the oldest run of the class.
 	FirstSHA string `json:"first_sha,omitempty"`
+}
+
+// Wording is one signature of a class and the number of its runs.
+type Wording struct {
+	Signature string `json:"signature"`
+	Runs      int    `json:"runs"`
 }
 
 // Verdict kinds.

@@ -38,6 +38,9 @@ type pattern struct {
 	// accept, when set, says whether a candidate secret is one; a
 	// candidate it refuses is left as it is.
 	accept func(secret string) bool
+	// prose, when set, says whether a match is a sentence rather than an
+	// assignment (key, value and the text after it); it is left as it is.
+	prose func(key, value, after string) bool
 }
 
 // String returns s with every secret the table recognises replaced by its
@@ -103,6 +106,9 @@ func (p *pattern) apply(s string) (string, []string) {
 		}
 		secret := s[start:end]
 		if !p.secret(secret) {
+			continue
+		}
+		if p.prose != nil && key >= 0 && m[2*key] >= 0 && p.prose(s[m[2*key]:m[2*key+1]], secret, s[end:]) {
 			continue
 		}
 		kind := p.kind

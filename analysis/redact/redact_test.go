@@ -40,6 +40,8 @@ func TestSecretInLineIsRedacted(t *testing.T) {
 		{"url user token", "pip install git+https://x-access-token:ghs_zzz@github.com/o/r", "x-access-token:ghs_zzz", "URL credentials", "github.com/o/r"},
 		{"password assignment", `DB_PASSWORD="hunter2-correct-horse"`, "hunter2-correct-horse", "password", "DB_PASSWORD="},
 		{"runner env dump", "  DB_PASSWORD: hunter2", "hunter2", "password", "DB_PASSWORD:"},
+		{"plain password word at the line's end", "  password: changeme", "changeme", "password", "password:"},
+		{"plain password word before a comment", "password: changeme # default", "changeme", "password", "password:"},
 		{"mysql password env", "MYSQL_PWD=hunter2 mysql -uroot", "hunter2", "password", "mysql -uroot"},
 		{"api key json", `{"api_key": "k-9f8e7d6c5b4a"}`, "k-9f8e7d6c5b4a", "API key", "api_key"},
 		{"token in a query string", "GET /v1/items?access_token=abc123XYZ&page=2", "abc123XYZ", "token", "&page=2"},
@@ -142,6 +144,9 @@ func TestSecretInLineLookAlikesStay(t *testing.T) {
 		"Basic authentication failed for user deploy",
 		"authorization: required",
 		"Error: Input required and not supplied: token",
+		// a key word inside a message, not an assignment
+		"failed to authorize: failed to fetch anonymous token: unexpected status from GET request to https://auth.docker.io/token?scope=repository%3Alibrary%2Fnode%3Apull&service=registry.docker.io: 429 Too Many Requests",
+		"error: secret: not found in namespace default",
 		"the token budget is spent; max_tokens=800",
 		"TOKEN_URL=https://auth.example.com/token",
 		"  key: composer-9b1f0c7e52a4d6",

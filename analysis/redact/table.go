@@ -113,7 +113,7 @@ var table = []pattern{
 	// key=value and key: value (env dumps, JSON, YAML, query strings) where
 	// the key names a secret: the value, whatever its shape (a 40- or
 	// 64-digit hex key, a UUID-shaped key, a plain password).
-	{kindOf: keyKind, needles: []string{"pass", "pwd", "secret", "token", "key", "credential", "_pat", "-pat", "auth"}, pre: assignsSecretKey, accept: notReference,
+	{kindOf: keyKind, needles: []string{"pass", "pwd", "secret", "token", "key", "credential", "_pat", "-pat", "auth"}, pre: assignsSecretKey, accept: notReference, prose: sentence,
 		re: regexp.MustCompile(`(?i)(?P<keep>(?:^|[\s"'{(,;\[?&:])(?P<key>[a-z0-9_.-]*(?:password|passwd|passphrase|[_-]pwd|secret|secret[_-]?key|token|[_-]pat|api[_-]?key|apikey|access[_-]?key|private[_-]?key|signing[_-]?key|encryption[_-]?key|credentials?|[_-]auth))["']?[ \t]*[=:][ \t]*)` + value)},
 }
 
@@ -150,6 +150,28 @@ func keyKind(key string) string {
 		return "credential"
 	}
 	return "key"
+}
+
+// sentence reports whether a key and its value are words of a message
+// ("failed to fetch anonymous token: unexpected status from GET"): a
+// lower-case key, a value of lower-case letters only, and more words after
+// it. A credential is one value: "DB_PASSWORD: hunter2" and
+// "password: changeme" at the end of a line are still assignments.
+func sentence(key, value, after string) bool {
+	if !lowerWord(key) || !lowerWord(value) {
+		return false
+	}
+	return len(after) >= 2 && after[0] == ' ' && after[1] >= 'a' && after[1] <= 'z'
+}
+
+// lowerWord reports whether s is a non-empty run of lower-case ASCII letters.
+func lowerWord(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] < 'a' || s[i] > 'z' {
+			return false
+		}
+	}
+	return s != ""
 }
 
 // notReference refuses values that are not secrets but say where one

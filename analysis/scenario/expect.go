@@ -35,6 +35,10 @@ type Expect struct {
 	// the pull request (other pull requests, base branch) in its class.
 	PRClassification *string `json:"pr_classification"`
 	SeenElsewhereMin *int    `json:"seen_elsewhere_min"`
+	// RangeTouching, for a first bad commit that is a range, lists the
+	// commits of the range that touched what the failing step builds or
+	// tests (first_bad_range.touching), oldest first; empty when none did.
+	RangeTouching []string `json:"range_touching"`
 }
 
 // ExpectWindow is the window fact of expect.json.

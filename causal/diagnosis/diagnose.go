@@ -61,7 +61,16 @@ type Input struct {
 	Baseline BaselineFunc
 	// NoBaseline analyses the trigger's log alone.
 	NoBaseline bool
+	// Compare lists the commits after base up to head, oldest first, with
+	// the paths each changed; it is called only when the first bad commit
+	// is a range (runs between the last green one and the first red one
+	// did not test the step). nil, or an error wrapping fs.ErrNotExist,
+	// leaves the range's commits unnamed.
+	Compare CompareFunc
 }
+
+// CompareFunc lists the commits of base...head (see Input.Compare).
+type CompareFunc func(base, head string) ([]gha.Commit, error)
 
 // Outcome is the result of Diagnose: the document, and the occurrences and
 // classes it computed so that a caller can store them and pass them back as
@@ -112,6 +121,10 @@ func Diagnose(in Input) (*Outcome, error) {
 		return nil, fmt.Errorf("run %d: the trigger's failure fell in no class (internal error)", trigger.ID)
 	}
 	classes = triggerFirst(classes, tc)
+	if classes, err = mergeByCause(in, window, classes, occs, trig, analyze); err != nil {
+		return nil, err
+	}
+	tl.Annotate(classes, trigger.ID)
 	d := &Diagnosis{
 		Schema:       Schema,
 		Repository:   in.Repository.FullName,

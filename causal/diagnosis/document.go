@@ -32,6 +32,11 @@ type Diagnosis struct {
 	// whether the failure is the pull request's own.
 	PullRequest *PullRequest `json:"pull_request,omitempty"`
 
+	// FirstBadRange is set when the first bad commit is a range (the
+	// verdict's last_good_sha): its commits, and those of them that touched
+	// what the failing step builds or tests.
+	FirstBadRange *FirstBadRange `json:"first_bad_range,omitempty"`
+
 	// FailureRate is the failure rate of the failing step over the window.
 	FailureRate history.Rate `json:"failure_rate"`
 	// Cadence says in one sentence how often the trigger's class happens.

@@ -82,6 +82,11 @@ func explainTrigger(in Input, out *Outcome, trigger gha.Run, trig history.Occurr
 	}
 	d.Lint = findLint(tree)
 	d.NotAnalysed = x.NotAnalysed
+	r, err := firstBadRange(in.Compare, d.Verdict, x.Reach)
+	if err != nil {
+		return err
+	}
+	d.FirstBadRange = r
 	return nil
 }
 

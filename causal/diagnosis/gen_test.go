@@ -48,6 +48,9 @@ type genScenario struct {
 	// gate names an aggregate job that checks the build job's result:
 	// code 'G' fails the build job with failure A and the gate after it.
 	gate string
+	// changes, when set, writes commits.json: run i's commit follows run
+	// i-1's and changes the paths changes[i] (or a note of its own).
+	changes map[int][]string
 }
 
 // genPR is a pull request from a branch of the same repository.
@@ -241,7 +244,17 @@ func (g genScenario) files() map[string][]byte {
 		if str, ok := v.(string); ok && strings.HasPrefix(str, "@") {
 			v = firstA
 		}
+		if runs, ok := v.([]int); ok { // commits named by their run
+			shas := []string{}
+			for _, i := range runs {
+				shas = append(shas, g.sha(i))
+			}
+			v = shas
+		}
 		expect[k] = v
+	}
+	if g.changes != nil {
+		files["commits.json"] = g.commits()
 	}
 	files["expect.json"] = mustJSON(expect)
 	files["repo/Makefile"] = []byte("deps:\n\tgo mod download\n\nbuild:\n\tgo build ./...\n\ntest:\n\tgo test ./...\n")
@@ -249,6 +262,24 @@ func (g genScenario) files() map[string][]byte {
 		files["repo/"+name] = []byte(content)
 	}
 	return files
+}
+
+// commits renders commits.json: one commit per run, each after the one
+// before, changing the paths g.changes names.
+func (g genScenario) commits() []byte {
+	var commits []any
+	for i := range len(g.history) {
+		c := map[string]any{"sha": g.sha(i), "message": fmt.Sprintf("change %d", i),
+			"html_url": "https://github.com/acme/shop/commit/" + g.sha(i), "files": g.changes[i]}
+		if g.changes[i] == nil {
+			c["files"] = []string{fmt.Sprintf("notes/change-%d.md", i)}
+		}
+		if i > 0 {
+			c["parents"] = []string{g.sha(i - 1)}
+		}
+		commits = append(commits, c)
+	}
+	return mustJSON(map[string]any{"commits": commits})
 }
 
 // runEntries returns the runs.json entries of one run (two for code R).
@@ -463,7 +494,7 @@ func (g genScenario) gateLog(at time.Time) []byte {
 // commands are the run: lines of the workflow steps.
 var commands = map[string]string{"Download modules": "make deps", "Build": "make build", "Unit tests": "make test", "Deploy preview": "make deploy",
 	"Install dependencies": "composer install --no-interaction --prefer-dist --no-progress", "PHPUnit": "vendor/bin/phpunit",
-	"Build image": "docker build -t shop .", "Install packages": "yarn install --frozen-lockfile"}
+	"Build image": "docker build -t shop .", "Install packages": "yarn install --frozen-lockfile", "Generate code": "make generate"}
 
 // log renders the raw GitHub Actions job log of run i that fails in f.step.
 func (g genScenario) log(i int, at time.Time, f *genFailure) []byte {

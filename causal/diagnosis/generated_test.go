@@ -21,7 +21,7 @@ func TestGeneratedScenariosMatchTheirGenerators(t *testing.T) {
 	for _, s := range rsScenarios(t) {
 		generated[s.name] = s.render()
 	}
-	for _, g := range append(append(append(slices.Clone(genScenarios), prScenarios...), causeScenarios...), secretInLog) {
+	for _, g := range append(append(append(slices.Clone(genScenarios), prScenarios...), causeScenarios...), append(append(rangeScenarios, sameCauseScenarios...), secretInLog)...) {
 		generated[g.name] = g.files()
 	}
 	for name, files := range generated {

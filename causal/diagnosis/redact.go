@@ -92,6 +92,9 @@ func (d *Diagnosis) walkText(visit func(s *string, line int)) {
 		for j := range c.Members {
 			visit(&c.Members[j], 0)
 		}
+		for j := range c.Wordings {
+			visit(&c.Wordings[j].Signature, 0)
+		}
 	}
 	for _, s := range []*string{&d.Summary, &d.WhyThisFix, &d.Cadence, &d.Verdict.Reason} {
 		visit(s, 0)
@@ -165,10 +168,14 @@ func redactClasses(classes []history.Class) []history.Class {
 		for j := range members {
 			changed = redactField(&members[j]) || changed
 		}
+		wordings := slices.Clone(c.Wordings)
+		for j := range wordings {
+			changed = redactField(&wordings[j].Signature) || changed
+		}
 		if !changed {
 			continue
 		}
-		c.Members = members
+		c.Members, c.Wordings = members, wordings
 		if out == nil {
 			out = slices.Clone(classes)
 		}

@@ -39,6 +39,7 @@ func FromScenario(s *scenario.Scenario, opts Options) Input {
 		Previous:     opts.Previous,
 		WindowSize:   opts.Window,
 		Catalogue:    opts.Catalogue,
+		Compare:      s.Compare,
 	}
 }
 

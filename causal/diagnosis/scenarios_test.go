@@ -94,6 +94,9 @@ func checkExpect(t *testing.T, d *Diagnosis, e *scenario.Expect) {
 			t.Errorf("clusters_in_trigger_step = %d, want %d", n, *e.ClustersInTriggerStep)
 		}
 	}
+	if e.RangeTouching != nil {
+		checkRangeTouching(t, d, e.RangeTouching)
+	}
 	if e.Verdict != nil && d.Verdict.Kind != *e.Verdict {
 		t.Errorf("verdict = %q (%s), want %q", d.Verdict.Kind, d.Verdict.Reason, *e.Verdict)
 	}
@@ -204,5 +207,23 @@ func checkPullRequestExpect(t *testing.T, d *Diagnosis, e *scenario.Expect) {
 	}
 	if m := e.SeenElsewhereMin; m != nil && pr.SeenInOtherPullRequests+pr.SeenOnBaseBranch < *m {
 		t.Errorf("seen elsewhere = %d other pull requests + %d base, want at least %d", pr.SeenInOtherPullRequests, pr.SeenOnBaseBranch, *m)
+	}
+}
+
+// checkRangeTouching checks the commits of the first bad range that the
+// diagnosis names as touching the failing step.
+func checkRangeTouching(t *testing.T, d *Diagnosis, want []string) {
+	t.Helper()
+	r := d.FirstBadRange
+	if r == nil {
+		t.Errorf("first_bad_range is absent (verdict %s: %s), want the touching commits %v", d.Verdict.Kind, d.Verdict.Reason, want)
+		return
+	}
+	var got []string
+	for _, c := range r.Touching {
+		got = append(got, c.SHA)
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("first_bad_range.touching = %v, want %v (reach %+v, %d commits)", got, want, r.Reach, r.Commits)
 	}
 }

@@ -117,6 +117,12 @@ func loopRows(o Outputs) []Row {
 		rows = append(rows, Row{Measurement: "GitHub API calls per pull-request diagnosis (base branch and other pull requests read) on " + db.name + " (cold · warm history)",
 			A: num(c), B: num(w), Ratio: ratio(c, w), Target: "warm ≤ 6", Met: met(w <= 6, have(w))})
 	}
+	rg := func(db, unit string) float64 { return o.metric("loop", "BenchmarkRangeDiagnosis/db="+db, unit) }
+	for _, db := range []struct{ key, name string }{{"sqlite", "SQLite"}, {"postgres", "PostgreSQL"}} {
+		c, w := rg(db.key, "cold-api-calls"), rg(db.key, "warm-api-calls")
+		rows = append(rows, Row{Measurement: "GitHub API calls per diagnosis of a regression after cancelled runs (range compared) on " + db.name + " (cold · warm history)",
+			A: num(c), B: num(w), Ratio: ratio(c, w), Target: "warm ≤ 6", Met: met(w <= 6, have(w))})
+	}
 	return rows
 }
 

@@ -24,7 +24,7 @@ type Step struct {
 var Steps = []Step{
 	{Name: "burst", Args: []string{"./server/webhook", "-run", "^$", "-bench", "WebhookLoad", "-benchtime", "1x"}},
 	{Name: "webhook", Args: []string{"./cmd/polylane", "-run", "^$", "-bench", "WebhookIngest", "-benchtime", "1x"}},
-	{Name: "loop", Args: []string{"./cmd/polylane", "-run", "^$", "-bench", "DeliveryToComment|PullRequestDiagnosis", "-benchtime", "1x"}},
+	{Name: "loop", Args: []string{"./cmd/polylane", "-run", "^$", "-bench", "DeliveryToComment|PullRequestDiagnosis|RangeDiagnosis", "-benchtime", "1x"}},
 	{Name: "diagnose", Args: []string{"./causal/diagnosis", "-run", "^$", "-bench", "DiagnoseScale", "-benchtime", "1x", "-cpu", "1"},
 		Env: []string{"GOMAXPROCS=1"}},
 	{Name: "dashboard", Args: []string{"./server/dashboard", "-run", "^$", "-bench", "Pages", "-benchtime", "1x"}},

@@ -371,6 +371,16 @@ func timeToComment(b *testing.B, app *appUnderTest, marker string, rerun bool) (
 // apiCallsSoFar reads the sum of polylane_github_calls_per_diagnosis for
 // API calls from serve's /metrics.
 func apiCallsSoFar(b *testing.B, url string) float64 {
+	v := metricSoFar(b, url, `polylane_github_calls_per_diagnosis_sum{kind="api"} `)
+	if v < 0 {
+		b.Fatal("no polylane_github_calls_per_diagnosis_sum in /metrics")
+	}
+	return v
+}
+
+// metricSoFar reads the value of the /metrics line that starts with
+// prefix (the metric, its labels and a blank); -1 when there is none.
+func metricSoFar(b *testing.B, url, prefix string) float64 {
 	resp, err := http.Get(url + "/metrics")
 	if err != nil {
 		b.Fatal(err)
@@ -378,7 +388,7 @@ func apiCallsSoFar(b *testing.B, url string) float64 {
 	defer resp.Body.Close()
 	sc := bufio.NewScanner(resp.Body)
 	for sc.Scan() {
-		if v, ok := strings.CutPrefix(sc.Text(), `polylane_github_calls_per_diagnosis_sum{kind="api"} `); ok {
+		if v, ok := strings.CutPrefix(sc.Text(), prefix); ok {
 			f, err := strconv.ParseFloat(v, 64)
 			if err != nil {
 				b.Fatal(err)
@@ -386,8 +396,7 @@ func apiCallsSoFar(b *testing.B, url string) float64 {
 			return f
 		}
 	}
-	b.Fatal("no polylane_github_calls_per_diagnosis_sum in /metrics")
-	return 0
+	return -1
 }
 
 // BenchmarkPullRequestDiagnosis measures, on SQLite and PostgreSQL, the
@@ -398,15 +407,22 @@ func apiCallsSoFar(b *testing.B, url string) float64 {
 //
 //	go test ./cmd/polylane -run '^$' -bench PullRequestDiagnosis -benchtime 1x
 func BenchmarkPullRequestDiagnosis(b *testing.B) {
-	dir := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", "pr-flaky-across-prs")
+	benchCalls(b, "pr-flaky-across-prs", func(b *testing.B, app *appUnderTest) (float64, float64) {
+		number := app.triggerPullRequest(b)
+		return prComment(b, app, number, "attempt=1", false), prComment(b, app, number, "attempt=2", true)
+	})
+}
+
+// benchCalls reports, on SQLite and PostgreSQL, the API calls of a cold and
+// then a warm diagnosis of a synthetic scenario; run returns the calls of
+// every diagnosis so far after each.
+func benchCalls(b *testing.B, name string, run func(*testing.B, *appUnderTest) (cold, warm float64)) {
+	dir := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios", name)
 	for _, backend := range []string{"sqlite", "postgres"} {
 		b.Run("db="+backend, func(b *testing.B) {
 			var coldCalls, warmCalls float64
 			for range b.N {
-				app := startApp(b, dir, benchDatabaseURL(b, backend))
-				number := app.triggerPullRequest(b)
-				cc := prComment(b, app, number, "attempt=1", false)
-				wc := prComment(b, app, number, "attempt=2", true)
+				cc, wc := run(b, startApp(b, dir, benchDatabaseURL(b, backend)))
 				coldCalls, warmCalls = coldCalls+cc, warmCalls+wc-cc
 			}
 			n := float64(b.N)
@@ -414,6 +430,35 @@ func BenchmarkPullRequestDiagnosis(b *testing.B) {
 			b.ReportMetric(warmCalls/n, "warm-api-calls")
 		})
 	}
+}
+
+// BenchmarkRangeDiagnosis measures, on SQLite and PostgreSQL, the GitHub
+// API calls of a regression whose first bad commit is a range (four
+// cancelled runs before the first red one): cold, the range is compared on
+// GitHub and each of its commits read; warm (a second attempt), it comes
+// from the cache:
+//
+//	go test ./cmd/polylane -run '^$' -bench RangeDiagnosis -benchtime 1x
+func BenchmarkRangeDiagnosis(b *testing.B) {
+	benchCalls(b, "range-one-commit-touches", func(b *testing.B, app *appUnderTest) (float64, float64) {
+		return diagnosed(b, app, 1, false), diagnosed(b, app, 2, true)
+	})
+}
+
+// diagnosed delivers the trigger (a new attempt of it when rerun), waits
+// until serve has made n diagnoses and its queue is idle, and returns the
+// API calls of every diagnosis so far.
+func diagnosed(b *testing.B, app *appUnderTest, n int, rerun bool) float64 {
+	if rerun {
+		if _, err := app.sim.AddRunAttempt(app.repo, app.sc.TriggerRunID, "failure"); err != nil {
+			b.Fatal(err)
+		}
+	}
+	app.deliver(b, app.sc.TriggerRunID)
+	app.waitFor(b, 60*time.Second, fmt.Sprintf("diagnosis %d", n), func() bool {
+		return app.idle() && metricSoFar(b, app.url, `polylane_github_calls_per_diagnosis_count{kind="api"} `) >= float64(n)
+	})
+	return apiCallsSoFar(b, app.url)
 }
 
 // triggerPullRequest is the number of the trigger run's pull request.

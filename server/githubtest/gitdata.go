@@ -253,7 +253,7 @@ func (s *Server) handleGetCommit(w http.ResponseWriter, r *http.Request) {
 		writeValidation(w, "No commit found for SHA: "+urlParam(r, "sha"))
 		return
 	}
-	writeJSON(w, http.StatusOK, s.restCommitJSON(repo, repo.git.commits[sha]))
+	writeJSON(w, http.StatusOK, s.commitWithFiles(repo, repo.git.commits[sha]))
 }
 
 // handleGetBranch serves GET /repos/{o}/{r}/branches/{branch}.

@@ -87,6 +87,7 @@ func (s *Server) gitRoutes(r chi.Router) {
 	r.Get("/commits/{sha}/comments", read(s.handleListCommitComments))
 	r.Post("/commits/{sha}/comments", write(s.handleCreateCommitComment))
 	r.Get("/branches/*", read(s.handleGetBranch))
+	r.Get("/compare/*", read(s.handleCompare))
 }
 
 // issueRoutes are the pull request, issue, comment and permission endpoints.

@@ -300,6 +300,55 @@ func (s *Server) loadTree(repo *repoState, src scenarioSource, triggerID int64) 
 		}
 	}
 	repo.refs["refs/heads/"+repo.defaultBranch] = head.fields.HeadSHA
+	return loadCommits(repo, src, tree)
+}
+
+// loadCommits stores the commits of commits.json (optional): each after
+// its first parent, changing the paths it lists, from repo/'s tree for a
+// commit whose parent the file does not hold. A commit a run names gets its
+// run's date. Callers hold s.mu.
+func loadCommits(repo *repoState, src scenarioSource, tree string) error {
+	var list struct {
+		Commits []struct {
+			SHA     string   `json:"sha"`
+			Parents []string `json:"parents"`
+			Message string   `json:"message"`
+			Files   []string `json:"files"`
+		} `json:"commits"`
+	}
+	if _, err := readJSON(src, "commits.json", &list); errors.Is(err, fs.ErrNotExist) {
+		return nil
+	} else if err != nil {
+		return err
+	}
+	trees := map[string]string{}
+	for _, c := range list.Commits {
+		if c.SHA == "" {
+			return fmt.Errorf("scenario %s: commits.json: a commit without a sha", src.dir)
+		}
+		from := tree
+		if len(c.Parents) > 0 && trees[c.Parents[0]] != "" {
+			from = trees[c.Parents[0]]
+		}
+		files, err := repo.git.flatten(from)
+		if err != nil {
+			return fmt.Errorf("scenario %s: commits.json: %w", src.dir, err)
+		}
+		for _, p := range c.Files {
+			if !validPath(p) {
+				return fmt.Errorf("scenario %s: commits.json: commit %s changes an invalid path %q", src.dir, c.SHA, p)
+			}
+			files[p] = fileEntry{Mode: modeFile, SHA: repo.git.putBlob([]byte("changed in " + c.SHA + ": " + p + "\n"))}
+		}
+		obj := &commitObj{SHA: c.SHA, Tree: repo.git.build(files), Parents: c.Parents, Message: c.Message}
+		for _, ru := range repo.runs {
+			if ru.fields.HeadSHA == c.SHA {
+				obj.Author.Date, obj.Committer.Date = ru.fields.CreatedAt, ru.fields.CreatedAt
+			}
+		}
+		trees[c.SHA] = obj.Tree
+		repo.git.putCommit(obj)
+	}
 	return nil
 }
 

@@ -53,3 +53,39 @@ func TestRegressionRangeAfterCancelledRuns(t *testing.T) {
 		t.Errorf("where it started lacks the range %q:\n%s", want, started)
 	}
 }
+
+// TestRangeNamesTheCommitsThatTouchTheStep: four cancelled runs sit between
+// the last green run and the first red one; of the range's commits the
+// comment names the one that changed the failed test's package, and when
+// none did, it says so.
+func TestRangeNamesTheCommitsThatTouchTheStep(t *testing.T) {
+	root := filepath.Join("..", "..", "causal", "diagnosis", "testdata", "scenarios")
+	for name, want := range map[string]string{
+		"range-one-commit-touches": "; of those 5 commits, only one changed what the step builds or tests: commit [",
+		"range-no-commit-touches":  "; none of those 3 commits changed a file the step builds or tests.",
+	} {
+		t.Run(name, func(t *testing.T) {
+			d := explained(t, filepath.Join(root, name))
+			out, err := Comment(d, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, started, _ := strings.Cut(out, "#### Where it started\n\n")
+			started, _, _ = strings.Cut(started, "\n")
+			if !strings.Contains(started, want) {
+				t.Fatalf("where it started lacks %q:\n%s", want, started)
+			}
+			if fr := d.FirstBadRange; len(fr.Touching) == 1 {
+				c := fr.Touching[0]
+				for _, w := range []string{"/commit/" + c.SHA + ")", "“change 5”", "which changed `cart/discount.go`"} {
+					if !strings.Contains(started, w) {
+						t.Errorf("the named commit lacks %q:\n%s", w, started)
+					}
+				}
+				if strings.Contains(started, "docs/discounts.md") {
+					t.Errorf("a file the step does not reach is named:\n%s", started)
+				}
+			}
+		})
+	}
+}

@@ -61,8 +61,61 @@ func (r *renderer) started(b *strings.Builder) {
 		good := v.LastGoodSHA
 		fmt.Fprintf(b, ". The %d %s before it did not get to the step, so the cause is one of %s after the last green %s",
 			v.UntestedRuns, plural(v.UntestedRuns, "run", "runs"), link("the commits", r.ln.compare(good, *v.FirstBadSHA)), r.commitRef(&good))
+		r.rangeTouching(b)
 	}
 	b.WriteString(". Every run of the step since then has failed the same way. A harness retry would only hide it, so the fix belongs in the change that introduced it.\n\n")
+}
+
+// maxTouching bounds the commits of a range the comment names.
+const maxTouching = 5
+
+// rangeTouching names the commits of the first bad range that changed what
+// the failing step builds or tests, with the files they changed.
+func (r *renderer) rangeTouching(b *strings.Builder) {
+	fr := r.d.FirstBadRange
+	if fr == nil {
+		return
+	}
+	n := fr.Commits
+	switch t := fr.Touching; {
+	case len(t) == 0 && fr.Unchecked > 0:
+		fmt.Fprintf(b, "; none of the first %d of those %d commits changed a file the step builds or tests", n-fr.Unchecked, n)
+		return
+	case len(t) == 0:
+		fmt.Fprintf(b, "; none of those %d %s changed a file the step builds or tests", n, plural(n, "commit", "commits"))
+		return
+	case len(t) == n:
+		fmt.Fprintf(b, "; every one of those %d %s changed what the step builds or tests: ", n, plural(n, "commit", "commits"))
+	case len(t) == 1:
+		fmt.Fprintf(b, "; of those %d %s, only one changed what the step builds or tests: ", n, plural(n, "commit", "commits"))
+	default:
+		fmt.Fprintf(b, "; of those %d %s, %d changed what the step builds or tests: ", n, plural(n, "commit", "commits"), len(t))
+	}
+	var parts []string
+	for i, c := range fr.Touching {
+		if i == maxTouching {
+			parts = append(parts, fmt.Sprintf("and %d more", len(fr.Touching)-i))
+			break
+		}
+		sha := c.SHA
+		files := make([]string, 0, 3)
+		for j, f := range c.Files {
+			if j == 3 {
+				files = append(files, "…")
+				break
+			}
+			files = append(files, r.c(f))
+		}
+		part := r.commitRef(&sha)
+		if c.Message != "" {
+			part += " " + r.p("(“"+c.Message+"”)")
+		}
+		parts = append(parts, part+", which changed "+strings.Join(files, ", "))
+	}
+	b.WriteString(strings.Join(parts, "; "))
+	if fr.Unchecked > 0 {
+		fmt.Fprintf(b, " (the files of %d later %s were not read)", fr.Unchecked, plural(fr.Unchecked, "commit", "commits"))
+	}
 }
 
 // classCounts says how often the trigger's class failed in the window.
@@ -85,6 +138,7 @@ func (r *renderer) classCounts(b *strings.Builder) {
 	if len(c.Endpoints) > 0 {
 		b.WriteString(" The failures name " + r.codeList(c.Endpoints) + ".")
 	}
+	r.wordings(b, c.Wordings)
 	if fr := d.FailureRate; fr.Runs > 0 {
 		fmt.Fprintf(b, " The step's failure rate over the window is %.1f%% (%d of %d runs; 95%% interval %.1f–%.1f%%).",
 			100*fr.Rate, fr.Failures, fr.Runs, 100*fr.Low, 100*fr.High)
@@ -93,6 +147,26 @@ func (r *renderer) classCounts(b *strings.Builder) {
 		b.WriteString(" Cadence: " + r.p(d.Cadence) + ".")
 	}
 	b.WriteString("\n\n")
+}
+
+// maxWordings bounds the wordings of a class the comment lists.
+const maxWordings = 5
+
+// wordings lists the wordings of a class of one cause and the runs of each;
+// they add up to the class's count.
+func (r *renderer) wordings(b *strings.Builder, ws []history.Wording) {
+	if len(ws) < 2 {
+		return
+	}
+	parts := make([]string, 0, min(len(ws), maxWordings)+1)
+	for i, w := range ws {
+		if i == maxWordings {
+			parts = append(parts, fmt.Sprintf("%d more", len(ws)-i))
+			break
+		}
+		parts = append(parts, fmt.Sprintf("%s (%d %s)", r.c(w.Signature), w.Runs, plural(w.Runs, "run", "runs")))
+	}
+	fmt.Fprintf(b, " One cause in %d wordings: %s.", len(ws), strings.Join(parts, ", "))
 }
 
 // otherClasses names the window's other classes as separate failures.

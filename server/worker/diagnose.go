@@ -118,6 +118,7 @@ func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a jobs.Diag
 	if err != nil {
 		return nil, err
 	}
+	compare := &trackedCompare{fn: w.compare(ctx, gh, a.RepositoryID)}
 	out, err := diagnosis.Diagnose(diagnosis.Input{
 		Repository: diagnosis.Repository{ID: p.Repository.ID, FullName: p.Repository.FullName,
 			DefaultBranch: p.Repository.DefaultBranch, HTMLURL: p.Repository.HTMLURL},
@@ -130,10 +131,13 @@ func (w *Worker) runPipeline(ctx context.Context, gh *ghclient.Repo, a jobs.Diag
 		Previous:     previous,
 		WindowSize:   window,
 		Baseline:     w.baselines.of(a.RepositoryID, diagnosis.SourceBaseline(tracked)),
+		Compare:      compare.compare,
 	})
 	switch {
 	case tracked.Err() != nil:
 		return nil, tracked.Err() // GitHub or the store failed: try again
+	case compare.err != nil:
+		return nil, compare.err
 	case fsys.Err() != nil:
 		return nil, fsys.Err()
 	case err != nil:

@@ -185,6 +185,10 @@ func (r *rig) callBreakdown() map[string]int {
 				kind = "tree"
 			case strings.Contains(p, "/git/blobs/"):
 				kind = "git-blob"
+			case strings.Contains(p, "/compare/"):
+				kind = "compare"
+			case strings.Contains(p, "/commits/"):
+				kind = "commit"
 			default:
 				kind = "other"
 			}
