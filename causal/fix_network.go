@@ -343,18 +343,9 @@ func fixAptUpdate(x *fixContext) (*fixPlan, error) {
 	if n.Cmd != nil && strings.HasPrefix(strings.TrimSpace(n.Cmd.Raw), "sudo ") {
 		cmd = "sudo " + cmd
 	}
-	site, err := x.anchorSite(n)
+	site, out, err := x.insertCommandBefore(n, cmd)
 	if err != nil {
 		return nil, err
-	}
-	if site.Host != patch.HostTaskfile {
-		if s, err := x.siteOf(n); err == nil {
-			site = s
-		}
-	}
-	out, err := patch.InsertShell(site, false, []string{cmd}, "")
-	if err != nil {
-		return nil, noFix("%v", err)
 	}
 	rationale := fmt.Sprintf("apt asked the mirror for a package version that the runner image's index names but the mirror no longer has%s. The patch runs `%s` before %s, so apt resolves against the mirror's current index; the packages installed are the same, at their current versions.",
 		cite(append(x.ids["cause"], x.ids["emitter"]...)...), cmd, unitLabel(n))

@@ -337,11 +337,12 @@ func containerName(n *harness.Node) string {
 	return ""
 }
 
-// removeFirst inserts a cleanup command before the emitter.
-func removeFirst(x *facts, n *harness.Node, cmd, rationale string) (*fixPlan, error) {
+// insertCommandBefore inserts one shell command right before n: in n's own site,
+// or, in a Taskfile, at the anchor the log points at.
+func (x *facts) insertCommandBefore(n *harness.Node, cmd string) (patch.Site, []byte, error) {
 	site, err := x.anchorSite(n)
 	if err != nil {
-		return nil, err
+		return patch.Site{}, nil, err
 	}
 	if site.Host != patch.HostTaskfile {
 		if s, err := x.siteOf(n); err == nil {
@@ -350,7 +351,16 @@ func removeFirst(x *facts, n *harness.Node, cmd, rationale string) (*fixPlan, er
 	}
 	out, err := patch.InsertShell(site, false, []string{cmd}, "")
 	if err != nil {
-		return nil, noFix("%v", err)
+		return patch.Site{}, nil, noFix("%v", err)
+	}
+	return site, out, nil
+}
+
+// removeFirst inserts a cleanup command before the emitter.
+func removeFirst(x *facts, n *harness.Node, cmd, rationale string) (*fixPlan, error) {
+	site, out, err := x.insertCommandBefore(n, cmd)
+	if err != nil {
+		return nil, err
 	}
 	return &fixPlan{Title: "Remove what an earlier run left behind before " + commandName(n), Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
 }
