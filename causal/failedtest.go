@@ -241,8 +241,35 @@ func (x *explainer) testFrame(t *FailedTest, h *testHeader, n int) {
 	if t.Line > 0 || h.kind == "" {
 		return
 	}
+	// go test -v streams a test's output between its "=== RUN" line and
+	// its "--- FAIL" line; without -v the output follows "--- FAIL"
+	// (pkg.go.dev/cmd/go#hdr-Testing_flags, -v).
+	if h.kind == locGo {
+		if run := x.goRunLine(t.ID, n); run > 0 && x.testFrameIn(t, h, run, n-1) {
+			return
+		}
+	}
+	x.testFrameIn(t, h, n+1, n+maxTestFrameLines)
+}
+
+// goRunLine is the log line of "=== RUN   id" before line n, 0 when the log
+// does not show it.
+func (x *explainer) goRunLine(id string, n int) int {
+	want := "=== RUN   " + id
+	for i := len(x.log.Lines) - 1; i >= 0; i-- {
+		l := x.log.Lines[i]
+		if l.N < n && strings.TrimSpace(l.Text) == want {
+			return l.N
+		}
+	}
+	return 0
+}
+
+// testFrameIn fills the test's file and line from the first location of its
+// runner's kind on log lines from..to; it reports whether it found one.
+func (x *explainer) testFrameIn(t *FailedTest, h *testHeader, from, to int) bool {
 	for _, l := range x.locs {
-		if l.N <= n || l.N > n+maxTestFrameLines || l.Kind != h.kind || l.File == "" {
+		if l.N < from || l.N > to || l.Kind != h.kind || l.File == "" {
 			continue
 		}
 		if h.file != nil && !h.file.MatchString(l.File) {
@@ -252,8 +279,9 @@ func (x *explainer) testFrame(t *FailedTest, h *testHeader, n int) {
 			continue
 		}
 		t.File, t.Line = l.File, l.Line
-		return
+		return true
 	}
+	return false
 }
 
 // javaFrameOf reports whether a frame's Class.method is the test's.

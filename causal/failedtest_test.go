@@ -61,3 +61,30 @@ func TestGoTimedOutTest(t *testing.T) {
 		t.Errorf("a running-tests list without the timeout panic named %+v", *got)
 	}
 }
+
+// TestGoVerboseTestFrame: with go test -v a test's output comes between its
+// "=== RUN" and "--- FAIL" lines, so its file and line are read above the
+// header; without -v, below it.
+func TestGoVerboseTestFrame(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		lines []string
+	}{
+		{"verbose", []string{"=== RUN   TestOther", "    other_test.go:9: unrelated", "--- PASS: TestOther (0.00s)",
+			"=== RUN   TestDrain", "    drain_test.go:48: 2 jobs left, want 0", "--- FAIL: TestDrain (0.01s)", "FAIL"}},
+		{"quiet", []string{"--- FAIL: TestDrain (0.01s)", "    drain_test.go:48: 2 jobs left, want 0", "FAIL"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var ls []logLine
+			for i, s := range tc.lines {
+				ls = append(ls, logLine{N: i + 1, Text: s})
+			}
+			x := &explainer{facts: facts{log: &stepLog{Lines: ls, Cause: -1}}}
+			x.locs = scanLocations(ls, 0)
+			got := x.failedTest()
+			if got == nil || got.ID != "TestDrain" || got.Printed != "drain_test.go:48" {
+				t.Fatalf("failed test = %+v, want TestDrain at drain_test.go:48", got)
+			}
+		})
+	}
+}
