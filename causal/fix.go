@@ -60,8 +60,11 @@ func (x *explainer) propose() {
 	if hasRecipe {
 		plan, err = recipe(fc)
 	}
-	if err != nil && x.rule.Fix != nil {
-		plan, err = x.rule.Fix(fc)
+	if recipeErr := err; err != nil && x.rule.Fix != nil {
+		// the family's own recipe says best why it does not fit
+		if plan, err = x.rule.Fix(fc); err != nil && hasRecipe {
+			err = recipeErr
+		}
 	}
 	if err != nil {
 		x.fixNote = "Polylane proposes no patch: " + strings.TrimPrefix(err.Error(), errNoFix.Error()+": ")

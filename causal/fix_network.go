@@ -81,8 +81,16 @@ func idempotent(n *harness.Node) bool {
 	case "npm", "yarn", "pnpm", "pip", "pip3", "poetry", "uv", "bundle", "gem", "cargo", "composer", "gradle", "gradlew", "mvn", "mvnw", "apt-get", "apt", "brew", "curl", "wget", "kind", "terraform", "tofu", "dotnet", "nuget", "conda", "mamba":
 		return !strings.Contains(text, " >> ") && !strings.Contains(text, " publish ")
 	}
-	return false
+	// Any other tool's pull or download verb fetches a named artifact into
+	// a local store, which a second run finds or fetches again: the
+	// convention of `docker pull`, `ollama pull`, `huggingface-cli
+	// download` and model servers' `pull`. Nothing else of an unknown tool
+	// is taken to be safe to repeat.
+	return pullVerbs[sc] && !strings.Contains(text, " >> ")
 }
+
+// pullVerbs are the subcommands that only fetch into a local store.
+var pullVerbs = map[string]bool{"pull": true, "download": true}
 
 // testPrograms always run tests; testVerbs are subcommands that do.
 var (

@@ -42,6 +42,13 @@ var recipes = map[string]recipe{
 		"https://github.com/nodejs/node-gyp/issues/2869",
 		"https://github.com/eclipse-thingweb/node-wot/pull/1155",
 	}, cases: []string{"eclipse-thingweb/node-wot"}},
+	"kustomize-go-install": {fix: fixKustomizeGoInstall, sources: []string{
+		"https://github.com/kubernetes-sigs/kubebuilder/issues/2822",
+		"https://github.com/kubernetes-sigs/kubebuilder/pull/3398",
+		"https://github.com/metallb/frr-k8s/pull/17",
+		"https://github.com/kubernetes-sigs/kwok/pull/729",
+		"https://github.com/perses/perses-operator/pull/368",
+	}, cases: []string{"mondoohq/mondoo-operator"}},
 }
 
 // nodeGypLine is a line node-gyp prints while it builds an addon.
