@@ -162,6 +162,10 @@ func (x *explainer) regressionChain() {
 	if sha == "" {
 		summary = fmt.Sprintf("The failure persists from a point in the window on (%s%s); it is a regression to fix in the code, not in the harness.", quoteShort(x.cause.Text, ""), cite(x.ids["cause"]...))
 	}
+	if line, ok := x.outgrownRunner(); ok {
+		summary += fmt.Sprintf(" The process was killed for memory: since that change the job needs more than its runner (`runs-on: %s`, %s:%d) has, "+
+			"so either the change uses less memory or the job moves to a runner with more.", x.job.RunsOn, x.wf.Path, line)
+	}
 	c.Mechanism = Mechanism{Category: cat, Summary: summary, Evidence: compact(append(x.ids["cause"], id))}
 	if x.rule != nil {
 		c.Mechanism.Rule = x.rule.ID

@@ -40,6 +40,10 @@ func (x *explainer) propose() {
 	switch {
 	case x.regression():
 		x.fixNote = "This is a regression in the code under test, so the fix belongs in the change that introduced it; Polylane proposes no harness patch."
+		if line, ok := x.outgrownRunner(); ok {
+			x.fixNote = fmt.Sprintf("The job has been killed for memory since a change: make the change use less memory, or move the job to a runner with more (`runs-on` at %s:%d). "+
+				"Which runner a repository pays for is its maintainers' choice, so Polylane proposes no patch.", x.wf.Path, line)
+		}
 		return
 	case x.rule == nil:
 		x.fixNote = "No mechanism rule matched, so Polylane proposes no patch rather than guess."

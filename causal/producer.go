@@ -72,6 +72,9 @@ func liftOutOfPackage(n *harness.Node) *harness.Node {
 // producerOf returns the chain's producer entry.
 func (x *explainer) producerOf() Producer {
 	if x.regression() {
+		if line, ok := x.outgrownRunner(); ok {
+			return Producer{File: x.wf.Path, Line: line, Symbol: "runs-on: " + x.job.RunsOn}
+		}
 		return Producer{}
 	}
 	if x.rule != nil && x.rule.Producer == roleLimit {
@@ -272,4 +275,17 @@ func containsAny(s, chars string) bool {
 		}
 	}
 	return false
+}
+
+// outgrownRunner returns the line of the job's runs-on when, from a commit
+// on, every run is killed for memory: the change made the job need more
+// than its runner has, and the runner (runs-on) is the harness's side of
+// that limit. Maintainers answer it there as often as in the code
+// (broadinstitute/gene-hints moved the job to a runner with more memory);
+// the choice is theirs, so no patch goes with it.
+func (x *explainer) outgrownRunner() (int, bool) {
+	if x.rule == nil || x.rule.ID != ruleOOM.ID || x.wf == nil || x.job == nil || x.job.RunsOnLine == 0 {
+		return 0, false
+	}
+	return x.job.RunsOnLine, true
 }

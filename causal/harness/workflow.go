@@ -26,10 +26,12 @@ type Job struct {
 	Name string
 	Line int
 	// Uses is set for a job that calls a reusable workflow.
-	Uses           string
-	UsesLine       int
-	With           map[string]Value
-	RunsOn         string
+	Uses     string
+	UsesLine int
+	With     map[string]Value
+	RunsOn   string
+	// RunsOnLine is the line of the runs-on value (0 without one).
+	RunsOnLine     int
 	TimeoutMinutes Value
 	DefaultShell   string
 	DefaultWorkDir string
@@ -151,7 +153,9 @@ func parseJob(key, n *yaml.Node) *Job {
 		j.Uses, j.UsesLine = scalar(u), u.Line
 	}
 	j.With = stringMap(lookup(n, "with"))
-	j.RunsOn = strings.Join(scalarList(lookup(n, "runs-on")), ",")
+	if r := lookup(n, "runs-on"); r != nil {
+		j.RunsOn, j.RunsOnLine = strings.Join(scalarList(r), ","), r.Line
+	}
 	if t := lookup(n, "timeout-minutes"); t != nil {
 		j.TimeoutMinutes = Value{Text: scalar(t), Line: t.Line}
 	}
