@@ -77,7 +77,13 @@ func baselineKey(text []byte) uint64 {
 		prime  = 1099511628211
 	)
 	h := uint64(offset)
-	put := func(c byte) { h = (h ^ uint64(c)) * prime }
+	walkKey(text, func(c byte) bool { h = (h ^ uint64(c)) * prime; return true })
+	return h
+}
+
+// walkKey passes put the bytes baselineKey hashes, until put returns false:
+// blanks collapsed to one space, digit runs and hex or long ids to '#'.
+func walkKey(text []byte, put func(byte) bool) {
 	space := false
 	for i := 0; i < len(text); {
 		c := text[i]
@@ -87,7 +93,9 @@ func baselineKey(text []byte) uint64 {
 			continue
 		}
 		if space {
-			put(' ')
+			if !put(' ') {
+				return
+			}
 			space = false
 		}
 		if isAlnum(c) && (i == 0 || !isAlnum(text[i-1])) {
@@ -101,20 +109,34 @@ func baselineKey(text []byte) uint64 {
 				j++
 			}
 			if digit && (hexOnly || j-i >= 20) {
-				put('#')
+				if !put('#') {
+					return
+				}
 				i = j
 				continue
 			}
 		}
 		if isDigit(c) {
-			put('#')
+			if !put('#') {
+				return
+			}
 			for i < len(text) && isDigit(text[i]) {
 				i++
 			}
 			continue
 		}
-		put(c)
+		if !put(c) {
+			return
+		}
 		i++
 	}
-	return h
+}
+
+// keyHead is the first two bytes baselineKey hashes for text: a cheap
+// filter in front of the hash, which reads the whole line.
+func keyHead(text []byte) uint16 {
+	var out [2]byte
+	n := 0
+	walkKey(text, func(c byte) bool { out[n] = c; n++; return n < len(out) })
+	return uint16(out[0])<<8 | uint16(out[1])
 }

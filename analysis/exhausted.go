@@ -25,13 +25,13 @@ var connectionPhrases = []string{"connection broken", "connection aborted", "con
 func exhaustedRetry(b *block) (storedLine, bool) {
 	cause := b.lines[b.best]
 	lc := lowerASCII(nil, []byte(cause.text))
-	if !containsAny(lc, resolutionPhrases...) || isInfra(cause.feat.found) {
+	if !resolutionSet.any(lc) || isInfra(cause.feat.found) {
 		return storedLine{}, false
 	}
 	for i := b.best - 1; i >= 0; i-- {
 		l := b.lines[i]
 		ll := lowerASCII(lc[:0], []byte(l.text))
-		if retryNotice(ll) && (isInfra(l.feat.found) || containsAny(ll, connectionPhrases...)) && !bytes.Contains(ll, []byte("${")) {
+		if retryNotice(ll) && (isInfra(l.feat.found) || connectionSet.any(ll)) && !bytes.Contains(ll, []byte("${")) {
 			return l, true
 		}
 	}

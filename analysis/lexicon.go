@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"math/bits"
@@ -34,7 +35,16 @@ type lexicon struct {
 	first [256]bool
 	// index maps the first two bytes of a word to 1 + an index into sets.
 	index *[1 << 16]uint8
-	sets  []kwSet
+	// bigrams has a bit for each key of index in use: 8 KB that stay in
+	// the cache, in front of the 64 KB index.
+	bigrams [1 << 10]uint64
+	// trigrams has a bit for a hash of each word's first three bytes,
+	// and short one for the first two bytes of words of two: common
+	// bigrams ("er", "in", "co") pass the first filter, few of their
+	// trigrams pass the second.
+	trigrams [1 << 10]uint64
+	short    [1 << 10]uint64
+	sets     []kwSet
 	// infra holds the words of infra and severe families, severe those of
 	// severe families.
 	infra, severe kwSet
@@ -62,6 +72,13 @@ func buildLexicon(fams []wordFamily) lexicon {
 			if lx.index[key] == 0 {
 				lx.sets = append(lx.sets, kwSet{})
 				lx.index[key] = uint8(len(lx.sets))
+				lx.bigrams[key>>6] |= 1 << (key & 63)
+			}
+			if len(w.text) == 2 {
+				lx.short[key>>6] |= 1 << (key & 63)
+			} else {
+				t := trigramKey(w.text[0], w.text[1], w.text[2])
+				lx.trigrams[t>>6] |= 1 << (t & 63)
 			}
 			lx.sets[lx.index[key]-1].add(i)
 			switch f.meaning {
@@ -169,8 +186,21 @@ func lowerASCII(dst, b []byte) []byte {
 	n := len(dst)
 	dst = append(dst, b...)
 	out := dst[n:]
-	for i, c := range out {
-		if c >= 'A' && c <= 'Z' {
+	i := 0
+	// eight bytes at a time: a byte is an upper-case letter when it is
+	// ASCII, at least 'A' and not above 'Z'; adding 0x20 is setting bit 5
+	for ; i+8 <= len(out); i += 8 {
+		x := binary.LittleEndian.Uint64(out[i:])
+		low := x & 0x7f7f7f7f7f7f7f7f
+		geA := low + 0x3f3f3f3f3f3f3f3f // bit 7 set when the byte >= 'A' (0x41)
+		gtZ := low + 0x2525252525252525 // bit 7 set when the byte > 'Z' (0x5a)
+		upper := ^x & (geA &^ gtZ) & 0x8080808080808080
+		if upper != 0 {
+			binary.LittleEndian.PutUint64(out[i:], x|upper>>2)
+		}
+	}
+	for ; i < len(out); i++ {
+		if c := out[i]; c >= 'A' && c <= 'Z' {
 			out[i] = c + 32
 		}
 	}
@@ -187,10 +217,19 @@ func vocabScore(lc []byte) (score int, found kwSet) {
 		if !lex.first[c] {
 			continue
 		}
-		si := lex.index[uint16(c)<<8|uint16(lc[i+1])]
-		if si == 0 {
+		key := uint16(c)<<8 | uint16(lc[i+1])
+		if lex.bigrams[key>>6]&(1<<(key&63)) == 0 {
 			continue
 		}
+		if lex.short[key>>6]&(1<<(key&63)) == 0 {
+			if i+2 >= len(lc) {
+				continue
+			}
+			if t := trigramKey(c, lc[i+1], lc[i+2]); lex.trigrams[t>>6]&(1<<(t&63)) == 0 {
+				continue
+			}
+		}
+		si := lex.index[key]
 		set := lex.sets[si-1]
 		for w := 0; w < 2; w++ {
 			rest := set[w]
@@ -219,6 +258,11 @@ func vocabScore(lc []byte) (score int, found kwSet) {
 		}
 	}
 	return score, found
+}
+
+// trigramKey hashes three bytes to 16 bits for the trigram filter.
+func trigramKey(a, b, c byte) uint16 {
+	return uint16((uint32(a)<<16 | uint32(b)<<8 | uint32(c)) * 0x9e3779b1 >> 16)
 }
 
 // inNameToken reports whether the word at lc[i:i+n] sits inside a path, a

@@ -83,8 +83,10 @@ type localizer struct {
 	novel    []storedLine
 	novelAt  int
 	marked   map[uint64]int // failures marked with a cross in a progress listing -> line
-	tests    testTracker
-	base     *Baseline
+	// markedHead has a bit for keyHead of each marked line.
+	markedHead [1 << 10]uint64
+	tests      testTracker
+	base       *Baseline
 	// npmRelay is set from npm's "npm ERR! command failed" while the lines
 	// after it keep npm's prefix: they relay the failed script's output.
 	npmRelay bool
@@ -100,8 +102,10 @@ func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int
 	z.npmRelay = npmRelayStart(z.lc) || z.npmRelay && bytes.HasPrefix(bytes.TrimLeft(z.lc, " \t"), []byte("npm err! "))
 	f := classifyLine(ruleInput{text: text, lc: z.lc, kind: kind, header: header, npmRelay: z.npmRelay})
 	if len(z.marked) > 0 && f.score < anchorScore && f.flags&(fBlank|fCommand|fNoise) == 0 {
-		if _, ok := z.marked[restateKey(string(bytes.TrimLeft(text, " \t")))]; ok {
-			f.class, f.score = clsTest, clsTest.baseScore() // restates a marked failure
+		if t := bytes.TrimLeft(text, " \t"); z.headMarked(t) {
+			if _, ok := z.marked[restateKeyBytes(t)]; ok {
+				f.class, f.score = clsTest, clsTest.baseScore() // restates a marked failure
+			}
 		}
 	}
 	if e := z.tests.errAt; e > 0 && e != n && f.score > 0 {
@@ -297,11 +301,11 @@ var retryWords = []string{"retry", "retrying", "back off", "backing off", "tryin
 // last one ("attempt 5/5 failed, giving up") and not the script that prints
 // such notices (`echo "attempt ${n}/5 failed"`).
 func retryNotice(lc []byte) bool {
-	retry := containsAny(lc, retryWords...)
+	retry := retrySet.any(lc)
 	if !retry && !bytes.Contains(lc, []byte("attempt")) {
 		return false
 	}
-	if containsAny(lc, definitive...) || bytes.Contains(lc, []byte("${")) {
+	if definitiveSet.any(lc) || bytes.Contains(lc, []byte("${")) {
 		return false
 	}
 	return retry || containsAny(lc, "sleeping", "waiting", "failed", "did not succeed", "unsuccessful")
@@ -428,6 +432,9 @@ const maxMarked = 1024
 func (z *localizer) noteMarked(b *block, l *storedLine) {
 	t := strings.TrimLeft(l.text, " \t")
 	body, crossed := cutCross(t)
+	if !crossed && (len(z.marked) == 0 || !z.headMarked([]byte(body))) {
+		return // restates nothing marked
+	}
 	k := restateKey(body)
 	if k == 0 {
 		return
@@ -436,6 +443,8 @@ func (z *localizer) noteMarked(b *block, l *storedLine) {
 		if len(z.marked) < maxMarked {
 			if _, ok := z.marked[k]; !ok {
 				z.marked[k] = l.n
+				h := keyHead([]byte(body))
+				z.markedHead[h>>6] |= 1 << (h & 63)
 			}
 		}
 		return
@@ -443,6 +452,12 @@ func (z *localizer) noteMarked(b *block, l *storedLine) {
 	if first, ok := z.marked[k]; ok && first < b.first {
 		b.restates = true
 	}
+}
+
+// headMarked reports whether a marked line's key starts as t's does.
+func (z *localizer) headMarked(t []byte) bool {
+	h := keyHead(t)
+	return z.markedHead[h>>6]&(1<<(h&63)) != 0
 }
 
 // crossMarks are the marks test runners put before a failed test.
@@ -465,4 +480,12 @@ func restateKey(text string) uint64 {
 		return 0
 	}
 	return baselineKey([]byte(text))
+}
+
+// restateKeyBytes is restateKey of a line still in the scanner's buffer.
+func restateKeyBytes(text []byte) uint64 {
+	if len(text) < 12 {
+		return 0
+	}
+	return baselineKey(text)
 }

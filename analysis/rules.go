@@ -165,7 +165,7 @@ func classifyLine(in ruleInput) feature {
 	default:
 		f.score = f.class.baseScore()
 	}
-	if f.class > clsGeneric && containsAny(ltt, definitive...) {
+	if f.class > clsGeneric && definitiveSet.any(ltt) {
 		f.score += 6
 	}
 	f.score = adjust(f.score, f.class, tt, ltt, &f)
@@ -329,7 +329,7 @@ func adjust(score int, c lineClass, tt, ltt []byte, f *feature) int {
 	if score < anchorScore {
 		return score // too weak to lead a block either way
 	}
-	if containsAny(ltt, softeners...) {
+	if softenerSet.any(ltt) {
 		return score / 2
 	}
 	return score
@@ -390,8 +390,9 @@ func npmClass(l []byte) lineClass {
 
 // isPass reports whether a line says something passed.
 func isPass(l []byte) bool {
-	return bytes.Contains(l, []byte(" passed")) || bytes.Contains(l, []byte("passed ")) ||
-		bytes.HasSuffix(l, []byte(" ok")) || bytes.Contains(l, []byte("\u2713")) || bytes.Contains(l, []byte("\u2714")) ||
+	// "passed" and the check marks' lead byte first: most lines hold neither
+	return bytes.Contains(l, []byte("passed")) && (bytes.Contains(l, []byte(" passed")) || bytes.Contains(l, []byte("passed "))) ||
+		bytes.HasSuffix(l, []byte(" ok")) || bytes.IndexByte(l, 0xe2) >= 0 && (bytes.Contains(l, []byte("\u2713")) || bytes.Contains(l, []byte("\u2714"))) ||
 		bytes.HasPrefix(l, []byte("ok ")) || bytes.Contains(l, []byte("[ok]")) || bytes.Contains(l, []byte("[  passed  ]")) ||
 		bytes.Contains(l, []byte("xfail")) || bytes.Contains(l, []byte("expected fail")) || bytes.HasPrefix(l, []byte("skip"))
 }
@@ -399,6 +400,9 @@ func isPass(l []byte) bool {
 // zeroCount reports "0 errors", "failures: 0" and the like, with no non-zero
 // count of failures on the same line.
 func zeroCount(l []byte) bool {
+	if bytes.IndexByte(l, '0') < 0 && !bytes.Contains(l, []byte("error")) {
+		return false // every phrase below holds a 0 or "error"
+	}
 	zero := false
 	for _, p := range [...]string{"0 error", "0 fail", "errors: 0", "failures: 0", "failed: 0", "errors=0", "failures=0", "no error", "without error", "error(s): 0", "0 problems"} {
 		if i := bytes.Index(l, []byte(p)); i >= 0 {

@@ -3,6 +3,7 @@ package analysis
 import (
 	"bufio"
 	"bytes"
+	"encoding/binary"
 	"errors"
 	"fmt"
 	"io"
@@ -331,14 +332,7 @@ func cleanText(dst, src []byte) []byte {
 	dst = stripANSI(dst, src)
 	out := dst[start:]
 	j := 0
-	dirty := false
-	for _, c := range out {
-		if (c < ' ' && c != '\t') || c == 0x7f {
-			dirty = true
-			break
-		}
-	}
-	if !dirty {
+	if !hasControl(out) {
 		return dst
 	}
 	for _, c := range out {
@@ -349,4 +343,31 @@ func cleanText(dst, src []byte) []byte {
 		j++
 	}
 	return dst[:start+j]
+}
+
+// hasControl reports whether b holds a control character other than a tab,
+// eight bytes at a time: a word with no byte below 0x20 and none equal to
+// 0x7f is skipped whole.
+func hasControl(b []byte) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	i := 0
+	for ; i+8 <= len(b); i += 8 {
+		x := binary.LittleEndian.Uint64(b[i:])
+		below := (x - ones*0x20) &^ x & highs
+		del := x ^ ones*0x7f
+		if below|(del-ones)&^del&highs == 0 {
+			continue
+		}
+		for _, c := range b[i : i+8] {
+			if (c < ' ' && c != '\t') || c == 0x7f {
+				return true
+			}
+		}
+	}
+	for _, c := range b[i:] {
+		if (c < ' ' && c != '\t') || c == 0x7f {
+			return true
+		}
+	}
+	return false
 }

@@ -15,7 +15,7 @@ import (
 // to count the logs a phrase fires on (a no-op in production).
 func hasAnyPrefix(b []byte, ps ...string) bool {
 	for _, p := range ps {
-		if bytes.HasPrefix(b, []byte(p)) && ruletrace.Allow(p) {
+		if len(b) >= len(p) && len(p) > 0 && b[0] == p[0] && string(b[:len(p)]) == p && ruletrace.Allow(p) {
 			return true
 		}
 	}
@@ -130,9 +130,9 @@ func isTestFailure(tt, l []byte) bool {
 		// control-plane 🕹️") is not a test either
 		return !bytes.HasPrefix(l, []byte("failed to ")) && !bytes.HasPrefix(l, []byte("fail to ")) && string(bytes.TrimSpace(l)) != "\u25cf console" &&
 			!endsWithPictograph(l)
-	case containsAny(l, "<<< failure!", "<<< error!", " ... fail", " ... error", "[fail]", " failed on line", "[failed]", " fail: ", " - failed", ": failed."):
+	case testFailureMarks.any(l):
 		return true
-	case containsAny(tt, " FAILED", " FAIL ", " FAIL:", "FAILED CONSISTENTLY"):
+	case testFailureWords.any(tt):
 		return true
 	case bytes.HasPrefix(l, []byte("assertion ")) && bytes.HasSuffix(l, []byte(" failed")):
 		return true // ExUnit: "Assertion with == failed"
@@ -197,10 +197,10 @@ func isGenericLower(l []byte) bool {
 	if rest := bytes.TrimLeft(bytes.TrimPrefix(l, []byte("[error]")), " "); hasAnyPrefix(rest, "-> [help ", "[help ") {
 		return true
 	}
-	if containsAny(l, genericPhrases...) {
+	if genericSet.any(l) {
 		return true
 	}
-	if containsAny(l, advicePhrases...) {
+	if adviceSet.any(l) {
 		_, found := vocabScore(l)
 		if !isInfra(found) {
 			return true
@@ -277,7 +277,7 @@ func isErrorStatement(tt, l []byte) bool {
 	if hasAnyPrefix(l, "error", "[error", "fatal", "failed", "failure", "critical", "[critical", "severe", "err!", "npm err!", "yarn err", "e: ", "e/", "could not", "cannot", "unable to", "can't", "couldn't") {
 		return true
 	}
-	return containsAny(l, ": error", ": fatal", " error:", "error -", " err!", "failed to ", ": failed", "not found", "does not exist", "unable to", "could not", "cannot ", "no such")
+	return errorStatementPhrases.any(l)
 }
 
 // isFrame recognises stack-trace frames of common runtimes; pos is
@@ -289,7 +289,8 @@ func isFrame(tt []byte, pos int) bool {
 	case bytes.HasPrefix(tt, []byte("...")) && bytes.Contains(tt, []byte("more")):
 		return true
 	}
-	if i := bytes.Index(tt, []byte(".go:")); i > 0 && bytes.Contains(tt, []byte(" +0x")) {
+	// a Go frame's offset first: '+' is rarer in a line than '.'
+	if bytes.Contains(tt, []byte("+0x")) && bytes.Contains(tt, []byte(" +0x")) && bytes.Index(tt, []byte(".go:")) > 0 {
 		return true
 	}
 	if pos > 0 && bytes.HasPrefix(bytes.TrimLeft(tt[pos:], " "), []byte("in ")) {
@@ -344,7 +345,7 @@ func isCaretLine(tt []byte) bool {
 // "OOM restarts => 0").
 func statsRow(l []byte) bool {
 	l = bytes.TrimRight(l, " \t")
-	if containsAny(l, "expected", "actual", "got:", "but was", "assert", "==", "!=") {
+	if assertionWords.any(l) {
 		return false // an assertion's values, not a counter
 	}
 	i := len(l)

@@ -30,7 +30,7 @@ var Steps = []Step{
 	{Name: "dashboard", Args: []string{"./server/dashboard", "-run", "^$", "-bench", "Pages", "-benchtime", "1x"}},
 	{Name: "analysis", Args: []string{"./analysis", "-run", "^$", "-bench", ".", "-benchtime", "1s", "-benchmem"},
 		Env: []string{"GOMAXPROCS=1"}},
-	{Name: "chunks", Args: []string{"./analysis/accuracy", "-run", "^$", "-bench", "AnalyzeLogChunks", "-benchtime", "3x"},
+	{Name: "chunks", Args: []string{"./analysis/accuracy", "-run", "^$", "-bench", "AnalyzeLogChunks|AnalyzeRealLines", "-benchtime", "1x"},
 		Env: []string{"GOMAXPROCS=1"}},
 	{Name: "rss", Args: []string{"./analysis/accuracy", "-run", "TestPeakRSS", "-count", "1", "-v"}, Env: []string{"POLYLANE_RSS=1"}},
 	{Name: "cluster", Args: []string{"./analysis/history", "-run", "^$", "-bench", "ClusterDistinct", "-benchtime", "1x", "-cpu", "1"},

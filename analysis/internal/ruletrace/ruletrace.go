@@ -40,6 +40,12 @@ func Install(t *Trace) (remove func()) {
 
 // Allow is called by a rule when phrase matched; it records the match and
 // reports whether the phrase may count (false when it is switched off).
+// On reports whether a trace is installed: without one every phrase
+// counts, and a caller may stop at the first that matches.
+func On() bool {
+	return active.Load() != nil
+}
+
 func Allow(phrase string) bool {
 	t := active.Load()
 	if t == nil {
