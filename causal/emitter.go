@@ -44,7 +44,7 @@ func locateEmitter(t *tracer, hits []hit, p *pin, causeN int, cause, seen string
 	pinnedScope := false
 	if p != nil && (e.scopeRoot() == nil || !isAncestor(p.Node, e.scopeRoot())) {
 		// The log names a node at least as deep as the echoes point at.
-		if p.Node.Kind == harness.NodeCommand && emitterScore(p.Node, nil) > 0 {
+		if p.Node.Kind == harness.NodeCommand && (p.Exact || emitterScore(p.Node, nil) > 0) {
 			e.Node, e.Candidates, e.How = p.Node, []*harness.Node{p.Node}, p.How
 			return e
 		}

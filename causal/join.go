@@ -21,6 +21,10 @@ type pin struct {
 	// N is the log line that names it; How says how, in words.
 	N   int
 	How string
+	// Exact is set when the log names the command's own file and line (a
+	// shell's "script.sh: line N:", an annotation): whatever the command,
+	// it is the one that failed.
+	Exact bool
 }
 
 // resolveTree builds the failing step's execution tree, with the inputs
@@ -271,7 +275,11 @@ func (x *explainer) pinOf(l *loc, vertex string, dirs map[int]string) *pin {
 		}
 		return at(x.findNode(func(n *harness.Node) bool { return n.Kind == harness.NodeService && n.Symbol == l.Symbol }), "the cause line carries the Compose service's prefix")
 	case locBats, locShell, locAnnotation:
-		return at(x.commandAt(l.File, l.Line), "the log names the file and line of the command")
+		p := at(x.commandAt(l.File, l.Line), "the log names the file and line of the command")
+		if p != nil {
+			p.Exact = true
+		}
+		return p
 	case locPython, locNode:
 		return at(x.runnerOf(l.File), "the log's stack trace is in a file this command runs")
 	}

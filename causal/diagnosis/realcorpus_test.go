@@ -8,6 +8,7 @@ import (
 	"sort"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	"github.com/polylane/polylane/analysis"
 	"github.com/polylane/polylane/analysis/scenario"
@@ -67,6 +68,8 @@ type caseResult struct {
 	name, repo string
 	facts      map[string]score
 	line       string
+	// why is the diagnosis' reason for its patch or for none.
+	why string
 }
 
 // TestRealCorpus diagnoses every case of testdata/real twice: with the
@@ -136,17 +139,20 @@ func TestRealCorpus(t *testing.T) {
 // loroChanges lists the cases whose outcome changes when their
 // repository's own families, rules and recipes are left out.
 func loroChanges(full, loro []caseResult) string {
-	by := map[string]string{}
+	by := map[string]caseResult{}
 	for _, r := range loro {
-		by[r.name] = r.line
+		by[r.name] = r
 	}
 	var b strings.Builder
 	for _, r := range full {
-		if l, ok := by[r.name]; ok && l != r.line {
+		if l, ok := by[r.name]; ok && l.line != r.line {
 			if b.Len() == 0 {
 				b.WriteString("\nCases that change when their repository's own families, rules and recipes are left out:\n\n")
 			}
-			b.WriteString("    " + l + "\n")
+			b.WriteString("    " + l.line + "\n")
+			if l.why != r.why && l.why != "" {
+				b.WriteString("        " + truncate(l.why, 240) + "\n")
+			}
 		}
 	}
 	return b.String()
@@ -166,7 +172,7 @@ func diagnoseReal(t *testing.T, dir, name, repo string, cat *catalogue.Catalogue
 		t.Errorf("%s: no expect.json", name)
 		return caseResult{}, false
 	}
-	r := caseResult{name: name, repo: repo, facts: scoreReal(t, d, s)}
+	r := caseResult{name: name, repo: repo, facts: scoreReal(t, d, s), why: d.WhyThisFix}
 	got := "unknown"
 	if d.Chain != nil {
 		got = string(d.Chain.Mechanism.Category)
@@ -313,4 +319,15 @@ func pct(held, n int) string {
 		return "–"
 	}
 	return fmt.Sprintf("%.0f%%", 100*float64(held)/float64(n))
+}
+
+// truncate shortens s to at most n bytes, at a rune boundary.
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }
