@@ -31,6 +31,12 @@ func locateEmitter(t *tracer, hits []hit, p *pin, causeN int, cause, seen string
 	tools := append(leadingTools(cause), toolsFor(cause)...)
 	hosts := hostsIn(cause)
 	verbs := verbsFor(cause)
+	if h := t.ownMessage(hits, causeN); h != nil && (p == nil || !p.Exact) {
+		// The harness printed the cause line itself: a script's own report
+		// of its failure ("Error: could not determine latest version.").
+		e.Node, e.Candidates, e.How = h.Node, []*harness.Node{h.Node}, "the harness's own echo prints the cause line"
+		return e
+	}
 	for i := range hits {
 		h := &hits[i]
 		switch {
@@ -449,4 +455,20 @@ func emitterScore(n *harness.Node, tools []string) int {
 		score = 1
 	}
 	return score
+}
+
+// ownMessage returns the hit of an echo or printf of the harness that
+// printed the cause line, when its literal text makes up at least half of
+// the line: `echo "Error: $1"` matches too many lines to be the one.
+func (t *tracer) ownMessage(hits []hit, causeN int) *hit {
+	for i := range hits {
+		h := &hits[i]
+		if h.Kind != echoPrint || h.Line.N != causeN {
+			continue
+		}
+		if m := t.matcherOf(h.Node); m != nil && 2*m.literal >= len(strings.ReplaceAll(normalizeEcho(h.Line.Text), " ", "")) {
+			return h
+		}
+	}
+	return nil
 }

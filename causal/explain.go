@@ -293,7 +293,8 @@ func (x *explainer) trace() {
 		// make's error line comes after the cause; trace the tail too.
 		tail := append(append([]logLine(nil), x.log.Lines[x.log.Cause:]...), x.log.Tail...)
 		for _, h := range x.tr.trace(tail) {
-			if h.Kind == echoMakeE {
+			// and the harness's own echo of the cause line, if it printed it
+			if h.Kind == echoMakeE || h.Kind == echoPrint && h.Line.N == x.cause.N {
 				x.hits = append(x.hits, h)
 			}
 		}

@@ -232,6 +232,9 @@ func (x *explainer) neighbours() []*harness.Node {
 	if x.tr == nil || x.em.Node == nil {
 		return nil
 	}
+	if quiet[x.em.Node.Tool()] {
+		return x.reportedCommands()
+	}
 	units := map[*harness.Node]bool{unitOf(x.em.Node): true}
 	if x.producer != nil {
 		units[unitOf(x.producer)] = true
@@ -260,6 +263,26 @@ func (x *explainer) neighbours() []*harness.Node {
 			}
 		}
 		out = append(out, n)
+	}
+	return out
+}
+
+// reportedCommands are, for an emitter that only prints (a script's echo
+// of its own failure), the commands before it in its function or unit that
+// the message reports on: up to three, in order.
+func (x *explainer) reportedCommands() []*harness.Node {
+	em := x.em.Node
+	unit, fn := unitOf(em), em.Nearest(harness.NodeFunc)
+	var out []*harness.Node
+	for i := x.tr.index[em] - 1; i >= 0 && len(out) < 3; i-- {
+		n := x.tr.flat[i]
+		if n.Kind != harness.NodeCommand || (fn != nil && !isAncestor(fn, n)) || (fn == nil && unitOf(n) != unit) {
+			continue
+		}
+		if quiet[n.Tool()] || harnessCall(n) || offline(n) || n.Tool() == "" {
+			continue
+		}
+		out = append([]*harness.Node{n}, out...)
 	}
 	return out
 }

@@ -194,6 +194,8 @@ func (rs *resolver) follow(n *Node, dir string, depth int) {
 	case tool == "bash" || tool == "sh" || tool == "zsh" || tool == "dash":
 		if file := firstFileArg(args[1:]); file != "" {
 			rs.script(n, file, dir, depth, false)
+		} else if own := rs.pipedOwnScript(n); own != "" {
+			rs.script(n, own, "", depth, false)
 		} else {
 			rs.inlineScript(n, args[1:], dir, depth)
 		}
