@@ -59,6 +59,9 @@ type caseSpec struct {
 		// Test is the failed test the mechanism must name: its id, and its
 		// file and line or, when unmapped, the location as printed.
 		Test *causal.FailedTest `json:"test"`
+		// WhyContains is text the why-this-fix paragraph must contain: a
+		// near miss says why no patch fits.
+		WhyContains string `json:"why_contains"`
 		// UnitLacks is text the failed unit's summary must not contain.
 		UnitLacks string `json:"unit_lacks"`
 		// SummaryContains are texts the mechanism summary must contain.
@@ -208,6 +211,9 @@ func checkCase(t *testing.T, c synthCase, exp *causal.Explanation) {
 	dump := func() string { b, _ := json.MarshalIndent(exp, "", "  "); return string(b) }
 	if string(ch.Mechanism.Category) != w.Mechanism {
 		t.Errorf("mechanism = %q (%s), want %q", ch.Mechanism.Category, ch.Mechanism.Rule, w.Mechanism)
+	}
+	if w.WhyContains != "" && !strings.Contains(exp.WhyThisFix, w.WhyContains) {
+		t.Errorf("why this fix = %q, want it to contain %q", exp.WhyThisFix, w.WhyContains)
 	}
 	if w.Rule != "" && ch.Mechanism.Rule != w.Rule {
 		t.Errorf("rule = %q, want %q", ch.Mechanism.Rule, w.Rule)

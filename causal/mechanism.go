@@ -108,7 +108,7 @@ var rules = []*rule{
 	&ruleJVMHeap, &ruleOOM, &ruleDisk, &ruleInotify,
 	&ruleNodePortAllocated, &ruleAddressInUse,
 	&ruleDockerDaemon,
-	&ruleRegistryRateLimit, &ruleGitHubRateLimit,
+	&ruleRegistryRateLimit, &ruleGitHubRateLimit, &ruleGitHubAnonymousScript,
 	&ruleImageMoved, &ruleDeprecatedAction, &ruleArtifactNameCollision,
 	&ruleDpkgLock, &ruleTerraformStateLock, &ruleTextFileBusy,
 	&ruleShallowClone,

@@ -270,7 +270,7 @@ func (x *explainer) neighbours() []*harness.Node {
 // reportedCommands are, for an emitter that only prints (a script's echo
 // of its own failure), the commands before it in its function or unit that
 // the message reports on: up to three, in order.
-func (x *explainer) reportedCommands() []*harness.Node {
+func (x *facts) reportedCommands() []*harness.Node {
 	em := x.em.Node
 	unit, fn := unitOf(em), em.Nearest(harness.NodeFunc)
 	var out []*harness.Node
