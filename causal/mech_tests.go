@@ -18,10 +18,21 @@ var ruleTests = rule{ID: "test-failure/tests", Category: TestFailure, Catalogue:
 	Summary: "A test failed in {emitter_desc}: '{cause_short}'{cause_cite}.{flaky_note}",
 	Values:  map[string]summaryValue{"flaky_note": valueFlakyNote}}
 
-// valueFlakyNote says that a test class that comes and goes is flaky.
+// valueFlakyNote says that a test class that comes and goes is flaky, and
+// where its nondeterminism lies when the log says: a data race, a
+// deadlock or a crash is in the code under test, and a value the test
+// asserted differently from run to run is in the test or the code it
+// tests; neither is in the harness, so neither is rerun.
 func valueFlakyNote(x *explainer) string {
-	if x.in.Verdict.Kind == history.Flaky {
-		return " The same class comes and goes across the window with green runs in between, so the test is flaky rather than broken" + cite(x.ids["runs"]...) + "."
+	if x.in.Verdict.Kind != history.Flaky {
+		return ""
 	}
-	return ""
+	note := " The same class comes and goes across the window with green runs in between" + cite(x.ids["runs"]...)
+	switch {
+	case x.productBug():
+		return note + ": the race detector or the runtime found a data race, deadlock or crash in the code under test, so the nondeterminism is in the product, not in the harness, and a rerun would hide a real bug."
+	case !x.waitRanOut():
+		return note + ": the test got a different value than it asserted, not a wait that ran out, so the nondeterminism is in the test or the code it tests, not in the harness; its fix belongs there, not in a rerun."
+	}
+	return note + ", so the test is flaky rather than broken: it waited for something that did not happen in time."
 }
