@@ -126,7 +126,10 @@ var (
 	testFailureMarks = newPhraseSet("<<< failure!", "<<< error!", " ... fail", " ... error", "[fail]", " failed on line", "[failed]", " fail: ", " - failed", ": failed.")
 	testFailureWords = newPhraseSet(" FAILED", " FAIL ", " FAIL:", "FAILED CONSISTENTLY")
 	// errorStatementPhrases state an error in a tool's voice.
-	errorStatementPhrases = newPhraseSet(": error", ": fatal", " error:", "error -", " err!", "failed to ", ": failed", "not found", "does not exist", "unable to", "could not", "cannot ", "no such")
+	// The logfmt and JSON level fields of structured loggers (logrus,
+	// zap, slog: `level=error msg="…"`) are the tool's own severity.
+	errorStatementPhrases = newPhraseSet(": error", ": fatal", " error:", "error -", " err!", "failed to ", ": failed", "not found", "does not exist", "unable to", "could not", "cannot ", "no such",
+		"level=error ", "level=fatal ", `"level":"error"`, `"level":"fatal"`)
 	// assertionWords mark an assertion's values.
 	assertionWords = newPhraseSet("expected", "actual", "got:", "but was", "assert", "==", "!=")
 )

@@ -120,6 +120,9 @@ func (z *localizer) rank(total int, spans []StepSpan) ranking {
 			out.cause = l // the tool gave up on the connection, then found no version
 		}
 	}
+	if l, ok := labelled(best, out.cause); ok {
+		out.named, out.cause = out.cause, l // "Caused by:" introduces what follows
+	}
 	out.cmd, out.cmdLine = best.cmd, best.cmdLine
 	lo, hi := max(0, best.best-contextBefore), min(len(best.lines), best.best+contextAfter+1)
 	if ex.verdict.n != 0 {
@@ -421,4 +424,75 @@ func without(lines []storedLine, ns ...int) []storedLine {
 		}
 	}
 	return out
+}
+
+// labelled returns, for a cause line that is only a label ("Caused by:",
+// testify's "Error:      Received unexpected error:", a bare "[FAILED]"),
+// the line that says what the label introduces: the next line of the
+// block with words, indented deeper than the label. A label states no
+// failure of its own; the tool printed the statement under it.
+func labelled(b *block, cause storedLine) (storedLine, bool) {
+	if !labelOnly(cause.text) || cause.feat.flags&(fDiag|fHeader) != 0 {
+		// a compiler's "x.hs:94:10: Warning:" heads its diagnostic with a
+		// position, and a report header opens a list: both are kept
+		return storedLine{}, false
+	}
+	depth := indentWidth(cause.text)
+	for i := range b.lines {
+		l := b.lines[i]
+		if l.n <= cause.n || l.feat.flags&(fBlank|fFrame|fCommand|fNoise) != 0 {
+			continue
+		}
+		if !wordy(l.text) || !bareLabel(cause.text) && indentWidth(l.text) <= depth {
+			return storedLine{}, false
+		}
+		return l, true
+	}
+	return storedLine{}, false
+}
+
+// labelOnly reports a line that is a label with nothing after it: empty
+// once its bracketed markers are dropped, or four words or fewer ending in
+// a colon.
+func labelOnly(text string) bool {
+	if bareLabel(text) {
+		return true
+	}
+	t := strings.TrimSpace(text)
+	if !strings.HasSuffix(t, ":") || strings.HasPrefix(t, "Traceback") {
+		return false
+	}
+	return len(strings.Fields(t)) <= 4
+}
+
+// bareLabel reports a line of bracketed markers only ("[FAILED] ").
+func bareLabel(text string) bool {
+	t := strings.TrimSpace(text)
+	if t == "" || t[0] != '[' {
+		return false
+	}
+	for t != "" && t[0] == '[' {
+		end := strings.IndexByte(t, ']')
+		if end < 0 {
+			return false
+		}
+		t = strings.TrimSpace(t[end+1:])
+	}
+	return t == ""
+}
+
+// indentWidth counts a line's leading blanks, a tab as eight.
+func indentWidth(s string) int {
+	w := 0
+	for _, c := range s {
+		switch c {
+		case ' ':
+			w++
+		case '\t':
+			w += 8 - w%8
+		default:
+			return w
+		}
+	}
+	return w
 }

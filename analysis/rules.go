@@ -235,7 +235,9 @@ func structural(in ruleInput, tt []byte, f *feature) bool {
 		bytes.HasPrefix(tt, []byte("task: [")), bytes.HasPrefix(tt, []byte("> Task :")):
 		f.flags |= fCommand
 		return true
-	case bytes.HasPrefix(tt, []byte("travis_")):
+	case bytes.HasPrefix(tt, []byte("travis_")), bytes.HasPrefix(tt, []byte("Cache not found for input keys: ")):
+		// CI bookkeeping: Travis's folds and timers; the Actions cache
+		// reporting a miss, after which the job builds the cache itself
 		f.flags |= fNoise
 		return true
 	case bytes.HasPrefix(tt, []byte("[Pipeline] ")):

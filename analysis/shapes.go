@@ -164,7 +164,7 @@ func endsWithPictograph(l []byte) bool {
 // genericPhrases mark wrappers: lines that say that something failed without
 // saying why.
 var genericPhrases = []string{
-	"exit code", "exit status", "exited with", "returned non-zero", "non-zero exit", "make: ***", "] error ",
+	"exit code", "exit status", "exited with", "exit with code", "returned non-zero", "non-zero exit", "make: ***", "] error ",
 	"npm err! a complete log", "elifecycle", "command failed", "ninja: build stopped", "build failed",
 	"build failure", "finished: failure", "marked build as failure", "custom container implementation", "there were test failures",
 	"there are test failures", "some tests failed", "tests failed", "test failed.", "failed tests:",
@@ -175,7 +175,7 @@ var genericPhrases = []string{
 	"failed examples:", // rspec's list of rerun commands
 	// build tools' closing advice
 	"re-run maven", "full stack trace of the errors", "about the errors and possible solutions",
-	"after correcting the problems", "mvn <goals>", "run with --stacktrace", "run with --info",
+	"after correcting the problems", "mvn <goals>", "mvn <args>", "run with --stacktrace", "run with --info",
 	"actionable task", // gradle's "42 actionable tasks: 30 executed, 12 up-to-date"
 	// apt's closing lines after the "E: Failed to fetch …" that says why
 	"maybe run apt-get update", "some index files failed to download",
