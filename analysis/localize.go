@@ -50,12 +50,15 @@ type block struct {
 	anchors    int
 	lastAnchor int
 	retried    bool // a retry notice followed the block
-	summary    int  // line of the last summary header before the block, or 0
-	baseHits   int
-	cmd        string
-	cmdLine    int
-	seq        int
-	restates   bool // restates a failure marked earlier in a progress listing
+	// tolerated: the shell ran the command's `||` fallback, so its
+	// failure did not fail the job
+	tolerated bool
+	summary   int // line of the last summary header before the block, or 0
+	baseHits  int
+	cmd       string
+	cmdLine   int
+	seq       int
+	restates  bool // restates a failure marked earlier in a progress listing
 }
 
 // exitLine is a line that reports the exit status of a step or command.
@@ -83,6 +86,9 @@ type localizer struct {
 	novel    []storedLine
 	novelAt  int
 	marked   map[uint64]int // failures marked with a cross in a progress listing -> line
+	// fallbackAt is the line of the last echoed `a || b` command whose
+	// fallback b does not fail (see noteFallback).
+	fallbackAt int
 	// markedHead has a bit for keyHead of each marked line.
 	markedHead [1 << 10]uint64
 	tests      testTracker
@@ -129,6 +135,9 @@ func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int
 	}
 	z.noteRetry(n, f)
 	z.noteTolerated(n, text)
+	if f.score < anchorScore && bytes.Contains(text, []byte(" || ")) {
+		z.noteFallback(n, text)
+	}
 	if f.found.has(kwExitCode) || f.found.has(kwExitedWith) || f.found.has(kwExitStatus) || kind == KindError || f.found.has(kwFail) {
 		z.noteExit(n, text, kind, f, span)
 	}
@@ -197,6 +206,9 @@ func (z *localizer) openBlock(n int) {
 	}
 	z.seq++
 	b := &block{first: start, last: start - 1, cmd: z.cmd, cmdLine: z.cmdLine, seq: z.seq, summary: z.summary}
+	if z.fallbackAt > 0 && n > z.fallbackAt && n-z.fallbackAt <= fallbackReach {
+		b.tolerated = true // the failure of a command whose `||` fallback ran next
+	}
 	z.open = b
 	z.fill(b, start, n)
 }
@@ -289,8 +301,33 @@ func (z *localizer) noteTolerated(n int, text []byte) {
 	}
 	t := bytes.TrimSpace(text)
 	if bytes.Equal(t, []byte("+ true")) || bytes.Equal(t, []byte("+ :")) {
-		b.retried = true
+		b.tolerated = true
 	}
+}
+
+// fallbackReach is how many lines after an echoed `a || b` command line
+// the error of `a` may start.
+const fallbackReach = 2
+
+// noteFallback remembers an echoed command line (make's echo of a recipe
+// line, a runner's echo of a script line) of the form `a || b` whose
+// fallback b does something other than fail: an error printed right after
+// it is a's, and the shell ran b instead of failing, as with `docker
+// manifest inspect IMAGE || make push` (bash(1), "Lists": the right of ||
+// runs when the left fails, and the list's status is the right's). A
+// fallback that exits or fails (`|| exit 1`, `|| false`) tolerates nothing.
+func (z *localizer) noteFallback(n int, text []byte) {
+	_, right, ok := bytes.Cut(text, []byte(" || "))
+	if !ok {
+		return
+	}
+	r := bytes.TrimLeft(right, " ({")
+	for _, fails := range []string{"exit", "false", "return", "echo", "printf", "fail", "die", "abort"} {
+		if bytes.HasPrefix(r, []byte(fails)) {
+			return // `|| exit 1`, `|| { echo "failed"; exit 1; }`
+		}
+	}
+	z.fallbackAt = n
 }
 
 // retryWords mark a notice that the tool will try again.

@@ -7,15 +7,16 @@ import (
 
 // Output bounds.
 const (
-	contextBefore  = maxBlockLines // block lines kept before the cause line: the whole block
-	contextAfter   = 40            // block lines kept after it
-	maxOutLines    = 4096          // lines returned with a baseline
-	tailLines      = 2             // lines before the exit line always returned
-	secondMargin   = 10            // a runner-up block this close is returned too
-	secondLines    = 4             // lines of the runner-up block returned
-	summaryBonus   = 15            // for a block in a failure summary section
-	retriedPenalty = 35            // for a block the tool recovered from by trying again
-	lastErrorBonus = 4             // for the block printed just before the failing exit line
+	contextBefore    = maxBlockLines // block lines kept before the cause line: the whole block
+	contextAfter     = 40            // block lines kept after it
+	maxOutLines      = 4096          // lines returned with a baseline
+	tailLines        = 2             // lines before the exit line always returned
+	secondMargin     = 10            // a runner-up block this close is returned too
+	secondLines      = 4             // lines of the runner-up block returned
+	summaryBonus     = 15            // for a block in a failure summary section
+	retriedPenalty   = 35            // for a block the tool recovered from by trying again
+	toleratedPenalty = 60            // for a block whose command's failure the script handled (`|| true`, `|| fallback`)
+	lastErrorBonus   = 4             // for the block printed just before the failing exit line
 )
 
 // region is the part of the log where the failure happened: the failing step
@@ -287,7 +288,10 @@ func (z *localizer) blockScore(b *block, reg region, spans []StepSpan) int {
 	if b.anchors > 0 {
 		s -= 40 * b.baseHits / b.anchors
 	}
-	if b.retried {
+	switch {
+	case b.tolerated:
+		s -= toleratedPenalty // the script went on past it: not why the job failed
+	case b.retried:
 		s -= retriedPenalty // the tool tried again: a later error is the cause
 	}
 	return s

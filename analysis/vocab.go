@@ -93,6 +93,11 @@ var vocabulary = []wordFamily{
 		{text: "enotfound", weight: 3, bound: wordStart},
 		{text: "eai_again", weight: 3, bound: wordStart},
 		{text: "unreachable", weight: 2},
+		// Go's net and net/http errors ("net/http: TLS handshake timeout",
+		// "dial tcp 1.2.3.4:443: i/o timeout"), as curl, OpenSSL and the
+		// JVM also word a handshake that failed or stalled
+		{text: "tls handshake", weight: 3},
+		{text: "i/o timeout", weight: 3},
 	}},
 	{name: "time limit", meaning: infraWords, words: []word{
 		{text: "timed out", weight: 3},

@@ -200,6 +200,11 @@ func (x *facts) nativeEdit(n *harness.Node, nr native, after string) (patch.Site
 	if strings.Contains(n.Text, name+"=") {
 		return patch.Site{}, nil, noFix("`%s` already sets %s", commandName(n), name)
 	}
+	if where := x.setsVariable(n, name); where != "" {
+		// the harness chose its own value (GOPROXY=direct, say): the
+		// setting is not Polylane's to override
+		return patch.Site{}, nil, noFix("%s already sets %s", where, name)
+	}
 	site, err := x.siteOf(n)
 	if err != nil {
 		return patch.Site{}, nil, err
@@ -366,4 +371,54 @@ func unitNodeOf(n *harness.Node) *harness.Node {
 		return u
 	}
 	return n
+}
+
+// setsVariable names where the harness around n sets the environment or
+// make variable name: a make variable in scope, an ARG or ENV of an image
+// build that runs n, or the env of the step, job or workflow; "" when
+// nothing does.
+func (x *facts) setsVariable(n *harness.Node, name string) string {
+	if n.ExpandVars("$("+name+")") != "$("+name+")" {
+		return "the Makefile"
+	}
+	for p := n.Parent; p != nil; p = p.Parent {
+		if p.Kind != harness.NodeDockerfile {
+			continue
+		}
+		if content, err := x.repo.ReadFile(p.File); err == nil {
+			for _, l := range strings.Split(string(content), "\n") {
+				f := strings.Fields(l)
+				if len(f) >= 2 && (strings.EqualFold(f[0], "ARG") || strings.EqualFold(f[0], "ENV")) && (f[1] == name || strings.HasPrefix(f[1], name+"=")) {
+					return p.File
+				}
+			}
+		}
+	}
+	for _, env := range []map[string]harness.Value{x.stepEnv(), x.jobEnv(), x.wfEnv()} {
+		if _, ok := env[name]; ok {
+			return "the workflow's env"
+		}
+	}
+	return ""
+}
+
+func (x *facts) stepEnv() map[string]harness.Value {
+	if x.step == nil {
+		return nil
+	}
+	return x.step.Env
+}
+
+func (x *facts) jobEnv() map[string]harness.Value {
+	if x.job == nil {
+		return nil
+	}
+	return x.job.Env
+}
+
+func (x *facts) wfEnv() map[string]harness.Value {
+	if x.wf == nil {
+		return nil
+	}
+	return x.wf.Env
 }
