@@ -162,13 +162,16 @@ func (x *explainer) regressionChain() {
 	if sha == "" {
 		summary = fmt.Sprintf("The failure persists from a point in the window on (%s%s); it is a regression to fix in the code, not in the harness.", quoteShort(x.cause.Text, ""), cite(x.ids["cause"]...))
 	}
-	if line, ok := x.outgrownRunner(); ok {
-		summary += fmt.Sprintf(" The process was killed for memory: since that change the job needs more than its runner (`runs-on: %s`, %s:%d) has, "+
-			"so either the change uses less memory or the job moves to a runner with more.", x.job.RunsOn, x.wf.Path, line)
+	if o, ok := x.outgrownLimit(); ok {
+		summary += fmt.Sprintf(" Since that change the job needs more %s than %s gives it, so either the change needs less or the limit is raised.", o.need, o.limit)
 	}
 	c.Mechanism = Mechanism{Category: cat, Summary: summary, Evidence: compact(append(x.ids["cause"], id))}
 	if x.rule != nil {
 		c.Mechanism.Rule = x.rule.ID
+	}
+	if f := x.family; f != nil && x.rule != nil {
+		c.Mechanism.Family = f.ID
+		c.Mechanism.KnownElsewhere = f.Sources[:min(2, len(f.Sources))]
 	}
 	if cat == TestFailure {
 		c.Mechanism.Test = x.failedTest()

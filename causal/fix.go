@@ -40,9 +40,9 @@ func (x *explainer) propose() {
 	switch {
 	case x.regression():
 		x.fixNote = "This is a regression in the code under test, so the fix belongs in the change that introduced it; Polylane proposes no harness patch."
-		if line, ok := x.outgrownRunner(); ok {
-			x.fixNote = fmt.Sprintf("The job has been killed for memory since a change: make the change use less memory, or move the job to a runner with more (`runs-on` at %s:%d). "+
-				"Which runner a repository pays for is its maintainers' choice, so Polylane proposes no patch.", x.wf.Path, line)
+		if o, ok := x.outgrownLimit(); ok {
+			x.fixNote = fmt.Sprintf("Since a change the job needs more %s than %s gives it: make the change need less, or raise the limit. "+
+				"Whether the change or the limit is wrong is its maintainers' call (%s), so Polylane proposes no patch.", o.need, o.limit, o.doubt)
 		}
 		return
 	case x.rule == nil:
@@ -104,11 +104,26 @@ func (x *explainer) followFix(plan *fixPlan) {
 	}
 	at := firstChangedLine(plan.Edits[0])
 	for n := x.producer.Parent; n != nil; n = n.Parent {
-		if n.File == path && n.Line > 0 && n.Line < at && at <= n.EndLine+1 {
+		// an edit inside the caller, or, for a full disk, a step inserted
+		// right before it: the command that hit the full disk is only the
+		// last writer, and where space is made is where the fix belongs
+		// (a login before an anonymous pull keeps the pull as producer)
+		before := n.Line == at && x.rule != nil && x.rule.Category == ResourceExhaustion && insertsStep(plan.Edits[0], at)
+		if n.File == path && n.Line > 0 && (n.Line < at || before) && at <= n.EndLine+1 {
 			x.chain.Producer = Producer{File: n.File, Line: n.Line, Symbol: symbolOf(n)}
 			return
 		}
 	}
+}
+
+// insertsStep reports whether an edit's new content at line at (1-based)
+// starts a new workflow step ("- name: …", "- uses: …", "- run: …").
+func insertsStep(e patch.FileEdit, at int) bool {
+	lines := strings.Split(string(e.New), "\n")
+	if at < 1 || at > len(lines) {
+		return false
+	}
+	return strings.HasPrefix(strings.TrimSpace(lines[at-1]), "- ")
 }
 
 // firstChangedLine is the 1-based line of an edit's old content where the

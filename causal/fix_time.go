@@ -26,6 +26,11 @@ func timeoutFlag(n *harness.Node) (word, value string) {
 			return a, strings.TrimPrefix(a, "--timeout=")
 		case a == "--timeout" && i+1 < len(w):
 			return a + " " + w[i+1], w[i+1]
+		// docker compose up --wait's bound, in seconds
+		case strings.HasPrefix(a, "--wait-timeout="):
+			return a, strings.TrimPrefix(a, "--wait-timeout=")
+		case a == "--wait-timeout" && i+1 < len(w):
+			return a + " " + w[i+1], w[i+1]
 		}
 	}
 	return "", ""
@@ -41,20 +46,29 @@ func timeoutValue(n *harness.Node) string {
 // CI cluster, or "" when it is already generous.
 func raised(v string) string {
 	d, err := time.ParseDuration(v)
+	seconds := false
 	if err != nil {
-		if s, err2 := strconv.Atoi(v); err2 == nil {
-			d = time.Duration(s) * time.Second
-		} else {
+		s, err2 := strconv.Atoi(v)
+		if err2 != nil {
 			return ""
 		}
+		// a bound written in seconds stays in seconds: some flags
+		// (docker compose's --wait-timeout) take nothing else
+		d, seconds = time.Duration(s)*time.Second, true
 	}
+	to := time.Duration(0)
 	switch {
 	case d < 5*time.Minute:
-		return "5m"
+		to = 5 * time.Minute
 	case d < 10*time.Minute:
-		return "10m"
+		to = 10 * time.Minute
+	default:
+		return ""
 	}
-	return ""
+	if seconds {
+		return strconv.Itoa(int(to / time.Second))
+	}
+	return strings.TrimSuffix(to.String(), "0s")
 }
 
 // doubled returns twice a Go duration, capped; "" when it is already at
@@ -98,9 +112,13 @@ func fixRaiseTimeout(x *fixContext) (*fixPlan, error) {
 			return nil, noFix("the wait already allows %s; a longer bound would only hide a workload that never becomes ready", value)
 		}
 		from = value
-		repl := "--timeout=" + to
+		if _, err := strconv.Atoi(value); err == nil {
+			from = value + " s"
+		}
+		flag, _, _ := strings.Cut(strings.Fields(word)[0], "=") // --timeout, --wait-timeout
+		repl := flag + "=" + to
 		if !strings.Contains(word, "=") {
-			repl = "--timeout " + to
+			repl = flag + " " + to
 		}
 		out, err = patch.ReplaceWord(site.Content, line, end, word, repl)
 	case subcommand(n) == "wait" && clusterClient(n):

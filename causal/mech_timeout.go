@@ -2,6 +2,7 @@ package causal
 
 import (
 	"regexp"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -14,7 +15,7 @@ var ruleKindCreate = rule{ID: "timeout/kind-create", Category: Timeout, Catalogu
 	Harness: emitterIsKindCreate, Producer: roleEmitter, Fix: fixKindRecreate, Transient: true,
 	Summary: "{emitter_desc} could not bring the kind control plane up: '{cause_short}'{cause_cite}. kubeadm waited for the kubelet and the API server and gave up; on a busy runner the node containers can start too slowly, and kind deletes them after the failure."}
 
-var ruleWaitTooShort = rule{ID: "timeout/wait-too-short", Category: Timeout, Catalogue: 10, Wide: true,
+var ruleWaitTooShort = rule{ID: "timeout/wait-too-short", Category: Timeout, Catalogue: 10, Wide: true, Catalogued: true,
 	Cause: res(`timed out waiting for the condition`, `(INSTALLATION|UPGRADE) FAILED: (timed out|context deadline exceeded)`,
 		`failed (pre|post)-install: timed out`, `timed out waiting for`, `context deadline exceeded`),
 	// The Docker daemon's request to a registry that timed out is a
@@ -38,6 +39,9 @@ var ruleJobLimit = rule{ID: "timeout/job-limit", Category: Timeout, Catalogue: 4
 
 func valueTimeout(x *explainer) string {
 	if v := timeoutValue(x.em.Node); v != "" {
+		if _, err := strconv.Atoi(v); err == nil {
+			return v + " s" // a bound in seconds (docker compose's --wait-timeout)
+		}
 		return v
 	}
 	return "its default timeout"

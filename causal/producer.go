@@ -72,8 +72,8 @@ func liftOutOfPackage(n *harness.Node) *harness.Node {
 // producerOf returns the chain's producer entry.
 func (x *explainer) producerOf() Producer {
 	if x.regression() {
-		if line, ok := x.outgrownRunner(); ok {
-			return Producer{File: x.wf.Path, Line: line, Symbol: "runs-on: " + x.job.RunsOn}
+		if o, ok := x.outgrownLimit(); ok {
+			return o.Producer
 		}
 		return Producer{}
 	}
@@ -277,15 +277,47 @@ func containsAny(s, chars string) bool {
 	return false
 }
 
-// outgrownRunner returns the line of the job's runs-on when, from a commit
-// on, every run is killed for memory: the change made the job need more
-// than its runner has, and the runner (runs-on) is the harness's side of
-// that limit. Maintainers answer it there as often as in the code
-// (broadinstitute/gene-hints moved the job to a runner with more memory);
-// the choice is theirs, so no patch goes with it.
-func (x *explainer) outgrownRunner() (int, bool) {
-	if x.rule == nil || x.rule.ID != ruleOOM.ID || x.wf == nil || x.job == nil || x.job.RunsOnLine == 0 {
-		return 0, false
+// outgrown is the limit of the harness that a change outgrew: from a
+// commit on, every run is killed for memory or stopped by a time bound, so
+// the change made the job need more than the harness gives it. The limit
+// (the runner's memory, chosen by runs-on; a wait's bound on its command)
+// is the harness's side of that, and maintainers answer it there as often
+// as in the code (broadinstitute/gene-hints moved a job to a runner with
+// more memory; sfbrigade/datasci-earthquake raised a compose wait). The
+// choice is theirs, so no patch goes with it.
+type outgrown struct {
+	Producer Producer
+	// what the change now needs more of, the limit as written, and why the
+	// change itself may be wrong
+	need, limit, doubt string
+}
+
+func (x *explainer) outgrownLimit() (outgrown, bool) {
+	if x.rule == nil || x.wf == nil {
+		return outgrown{}, false
 	}
-	return x.job.RunsOnLine, true
+	switch {
+	case x.rule.ID == ruleOOM.ID && x.job != nil && x.job.RunsOnLine > 0:
+		return outgrown{Producer: Producer{File: x.wf.Path, Line: x.job.RunsOnLine, Symbol: "runs-on: " + x.job.RunsOn},
+			need: "memory", doubt: "more memory may be a leak", limit: fmt.Sprintf("its runner (`runs-on: %s`, %s:%d)", x.job.RunsOn, x.wf.Path, x.job.RunsOnLine)}, true
+	case x.rule.Category == Timeout && x.em.Node != nil && !x.em.Ambiguous:
+		// the bound is on the command that waits: the emitter, or the
+		// command above it that started what it waits for (compose's
+		// --wait-timeout above a service's command)
+		var n *harness.Node
+		word := ""
+		for c := x.em.Node; c != nil && word == ""; c = c.Parent {
+			if c.Kind == harness.NodeCommand {
+				if w, _ := timeoutFlag(c); w != "" {
+					n, word = c, w
+				}
+			}
+		}
+		if n == nil {
+			return outgrown{}, false
+		}
+		return outgrown{Producer: Producer{File: n.File, Line: n.Line, Symbol: symbolOf(n)},
+			need: "time", doubt: "a slower start may be a bug", limit: fmt.Sprintf("the bound `%s` of `%s` (%s:%d)", word, commandName(n), n.File, n.Line)}, true
+	}
+	return outgrown{}, false
 }
