@@ -34,7 +34,17 @@ func (r *renderer) why(b *strings.Builder) {
 		b.WriteString(r.p(p.Rationale) + "\n\n")
 	case p == nil && !r.regression():
 		b.WriteString(r.noPatchReason() + "\n\n")
+	case p == nil && r.outgrownLimit():
+		b.WriteString(r.p(r.d.WhyThisFix) + "\n\n")
 	}
+}
+
+// outgrownLimit reports a regression whose diagnosis names the harness
+// limit the change outgrew (a runner's memory, a wait's bound) rather
+// than only the change.
+func (r *renderer) outgrownLimit() bool {
+	w := r.d.WhyThisFix
+	return w != "" && !strings.HasPrefix(w, "This is a regression in the code under test")
 }
 
 // noPatchReason says honestly why no patch is offered.
@@ -45,6 +55,10 @@ func (r *renderer) noPatchReason() string {
 	case !known(c):
 		return "Without a known mechanism Polylane proposes no change: a guess at the harness could hide a real failure."
 	default:
+		// the causal stage's own reason: which recipe refused and why
+		if w := strings.TrimSpace(r.d.WhyThisFix); w != "" {
+			return r.p(w)
+		}
 		return "Polylane has no safe harness change for this mechanism here; the chain below says where to look."
 	}
 }
@@ -62,6 +76,10 @@ func (r *renderer) started(b *strings.Builder) {
 		fmt.Fprintf(b, ". The %d %s before it did not get to the step, so the cause is one of %s after the last green %s",
 			v.UntestedRuns, plural(v.UntestedRuns, "run", "runs"), link("the commits", r.ln.compare(good, *v.FirstBadSHA)), r.commitRef(&good))
 		r.rangeTouching(b)
+	}
+	if r.outgrownLimit() {
+		b.WriteString(". Every run of the step since then has failed the same way.\n\n") // the note below names the limit
+		return
 	}
 	b.WriteString(". Every run of the step since then has failed the same way. A harness retry would only hide it, so the fix belongs in the change that introduced it.\n\n")
 }
