@@ -275,7 +275,18 @@ func retryStatement(x *facts, n *harness.Node) (*fixPlan, error) {
 		return nil, err
 	}
 	name := commandName(n)
-	out, err := patch.WrapRetry(site, patch.Retry{Attempts: 5, Delay: 10, What: name})
+	r := patch.Retry{Attempts: 5, Delay: 10, What: name}
+	var out []byte
+	if site.Host == patch.HostDockerfile {
+		// one command of a RUN instruction: a loop in a subshell, so the
+		// commands chained after it still run
+		if n.Cmd.Line != n.Cmd.EndLine || n.Cmd.PipeLen > 1 {
+			return nil, noFix("`%s` spans lines or a pipeline of the RUN instruction, where a retry loop does not fit", name)
+		}
+		out, err = patch.WrapRetryInRun(site, n.Cmd.Line, n.Cmd.Raw, r)
+	} else {
+		out, err = patch.WrapRetry(site, r)
+	}
 	if err != nil {
 		return nil, noFix("%v", err)
 	}

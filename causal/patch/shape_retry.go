@@ -219,3 +219,51 @@ func yamlUnquote(v string) (string, bool) {
 	}
 	return v, true
 }
+
+// WrapRetryInRun wraps one command of a Dockerfile RUN instruction (shell
+// form) in a bounded retry loop run in a subshell, so that the commands
+// chained after it with && still run once it succeeds:
+// `RUN a && b && c` becomes `RUN a && (for attempt in 1 2 3; do b && exit
+// 0; …; done; exit 1) && c`. cmd is the command's source text, which must
+// appear once on its line, the command on one line of its own.
+func WrapRetryInRun(s Site, line int, cmd string, r Retry) ([]byte, error) {
+	ls, err := s.check()
+	if err != nil {
+		return nil, err
+	}
+	if s.Host != HostDockerfile || line < s.Line || line > s.EndLine {
+		return nil, fmt.Errorf("%w: line %d is not in the RUN instruction", ErrShape, line)
+	}
+	r = r.normalized()
+	cmd = strings.TrimSpace(cmd)
+	text := ls[line-1]
+	if cmd == "" || strings.Count(text, cmd) != 1 || strings.ContainsAny(cmd, "\n#") {
+		return nil, fmt.Errorf("%w: the command is not written once on line %d", ErrShape, line)
+	}
+	if execForm(ls[s.Line-1]) {
+		return nil, fmt.Errorf("%w: the RUN instruction is in exec form", ErrShape)
+	}
+	loop := fmt.Sprintf(`(for attempt in %s; do %s && exit 0; echo "%s failed (attempt ${attempt}/%d), retrying in $((attempt * %d))s"; sleep $((attempt * %d)); done; exit 1)`,
+		r.items(), cmd, r.What, r.Attempts, r.Delay, r.Delay)
+	out := append([]string{}, ls...)
+	out[line-1] = strings.Replace(text, cmd, loop, 1)
+	return join(out), nil
+}
+
+// execForm reports a RUN instruction written as a JSON array, after its
+// flags (`RUN --mount=… ["cmd", "arg"]`).
+func execForm(line string) bool {
+	rest := strings.TrimSpace(line)
+	if len(rest) < 3 || !strings.EqualFold(rest[:3], "RUN") {
+		return false
+	}
+	rest = strings.TrimSpace(rest[3:])
+	for strings.HasPrefix(rest, "--") {
+		i := strings.IndexAny(rest, " \t")
+		if i < 0 {
+			return false
+		}
+		rest = strings.TrimSpace(rest[i:])
+	}
+	return strings.HasPrefix(rest, "[")
+}
