@@ -119,6 +119,9 @@ var vocabulary = []wordFamily{
 	}},
 	{name: "missing file", meaning: infraWords, words: []word{
 		{text: "no such ", weight: 3}, // "No such file or directory"
+		// Python's import system and `python -m` name a module that is not
+		// installed ("/…/bin/python: No module named tox")
+		{text: "no module named", weight: 3},
 	}},
 	{name: "killed", meaning: infraWords, words: []word{
 		{text: "killed", weight: 2, bound: wholeWord},

@@ -28,7 +28,10 @@ var ruleFetchNetwork = rule{ID: "transient-network/fetch", Category: TransientNe
 		`received unexpected HTTP status: 5\d\d`, `(?i)\b(500|502|503|504)\b.*(registry|proxy|repository)`,
 		`reading https://proxy\.golang\.org`,
 		`verifying module: .*(?:Get|reading) "?https://\S+"?: (?:dial tcp|net/http|read tcp|unexpected EOF|5\d\d )`, `Failed to download archive`,
-		`The requested URL returned error: 5\d\d`, `Empty reply from server`, `Failed to connect to \S+ port \d+`,
+		`The requested URL returned error: 5\d\d`,
+		// requests' HTTPError ("503 Server Error: Backend is unhealthy for
+		// url: https://pypi.org/…"), raised by raise_for_status()
+		`\b50[0234] Server Error: .* for url: https?://`, `Empty reply from server`, `Failed to connect to \S+ port \d+`,
 		`(?i)error: RPC failed`, `(?i)Connection timed out`, `(?i)Network is unreachable`,
 		`error NU1301:`, `Unable to load the service index for source`)...),
 	// Maven Central's 429 comes through the same transfer error: it is a
