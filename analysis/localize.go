@@ -2,6 +2,7 @@ package analysis
 
 import (
 	"bytes"
+	"regexp"
 	"strings"
 )
 
@@ -86,6 +87,9 @@ type localizer struct {
 	novel    []storedLine
 	novelAt  int
 	marked   map[uint64]int // failures marked with a cross in a progress listing -> line
+	// teardownAt is the line of the last failure header of a mocha
+	// teardown hook (`2) "after all" hook in "{root}":`).
+	teardownAt int
 	// fallbackAt is the line of the last echoed `a || b` command whose
 	// fallback b does not fail (see noteFallback).
 	fallbackAt int
@@ -121,7 +125,15 @@ func (z *localizer) observe(n int, text []byte, kind Kind, header bool, span int
 		}
 		z.tests.errAt = 0
 	}
-	z.tests.observe(n, text, f)
+	if bytes.Contains(text, []byte(`) "after `)) && mochaTeardown.Match(text) {
+		z.teardownAt = n
+	}
+	if z.teardownAt > 0 && n-z.teardownAt <= fallbackReach {
+		// the teardown hook's header and its error: not a test's failure
+		f.score /= 6
+	} else {
+		z.tests.observe(n, text, f)
+	}
 	inBase := false
 	if z.base != nil && f.flags&fBlank == 0 {
 		inBase = z.base.hasLine(text)
@@ -304,6 +316,13 @@ func (z *localizer) noteTolerated(n int, text []byte) {
 		b.tolerated = true
 	}
 }
+
+// mochaTeardown is mocha's header of a failed teardown hook in its list of
+// failures. A teardown that fails after a setup or a test failed is
+// usually that failure's consequence (closing a browser that never
+// launched), so its error ranks like a retried one: a later or earlier
+// failure of the run is the cause.
+var mochaTeardown = regexp.MustCompile(`^\s*\d+\) "after (all|each)" hook\b`)
 
 // fallbackReach is how many lines after an echoed `a || b` command line
 // the error of `a` may start.

@@ -128,7 +128,7 @@ var (
 	// errorStatementPhrases state an error in a tool's voice.
 	// The logfmt and JSON level fields of structured loggers (logrus,
 	// zap, slog: `level=error msg="…"`) are the tool's own severity.
-	errorStatementPhrases = newPhraseSet(": error", ": fatal", " error:", "error -", " err!", "failed to ", ": failed", "not found", "does not exist", "unable to", "could not", "cannot ", "no such",
+	errorStatementPhrases = newPhraseSet(": error", ": fatal", " error:", "error -", " err!", "failed to ", ": failed", "not found", "does not exist", "doesn't exist", "unable to", "could not", "cannot ", "no such",
 		"level=error ", "level=fatal ", `"level":"error"`, `"level":"fatal"`,
 		// `python -m x` without x installed: "…/bin/python: No module named x"
 		": no module named ")

@@ -42,6 +42,11 @@ var recipes = map[string]recipe{
 		"https://github.com/nodejs/node-gyp/issues/2869",
 		"https://github.com/eclipse-thingweb/node-wot/pull/1155",
 	}, cases: []string{"eclipse-thingweb/node-wot"}},
+	"playwright-install": {fix: fixPlaywrightInstall, sources: []string{
+		"https://github.com/microsoft/playwright/issues/19837",
+		"https://github.com/apify/apify-sdk-js/pull/495",
+		"https://github.com/github-samples/copilot-workshops/pull/96",
+	}, cases: []string{"iTwin/presentation-rules-editor"}},
 	"kustomize-go-install": {fix: fixKustomizeGoInstall, sources: []string{
 		"https://github.com/kubernetes-sigs/kubebuilder/issues/2822",
 		"https://github.com/kubernetes-sigs/kubebuilder/pull/3398",
