@@ -162,6 +162,10 @@ func (x *explainer) regressionChain() {
 	if sha == "" {
 		summary = fmt.Sprintf("The failure persists from a point in the window on (%s%s); it is a regression to fix in the code, not in the harness.", quoteShort(x.cause.Text, ""), cite(x.ids["cause"]...))
 	}
+	if x.settingsRegression() {
+		summary = fmt.Sprintf("Every run since commit %s fails %q with %s%s. The registry or service refused the job's credential for its permissions, which are set outside the repository (an organisation's default token permissions, a package's access), so that commit is only the first run after the change; the workflow fixes it by declaring what it needs.",
+			shortSHA(sha), x.stepName(), quoteShort(x.cause.Text, ""), cite(append(x.ids["cause"], id)...))
+	}
 	if o, ok := x.outgrownLimit(); ok {
 		summary += fmt.Sprintf(" Since that change the job needs more %s than %s gives it, so either the change needs less or the limit is raised.", o.need, o.limit)
 	}

@@ -38,7 +38,7 @@ func noFix(format string, args ...any) error {
 // propose runs the matched rule's fix shape and builds the patch.
 func (x *explainer) propose() {
 	switch {
-	case x.regression():
+	case x.regression() && !x.settingsRegression():
 		x.fixNote = "This is a regression in the code under test, so the fix belongs in the change that introduced it; Polylane proposes no harness patch."
 		if o, ok := x.outgrownLimit(); ok {
 			x.fixNote = fmt.Sprintf("Since a change the job needs more %s than %s gives it: make the change need less, or raise the limit. "+
@@ -81,6 +81,15 @@ func (x *explainer) propose() {
 	}
 	x.patch, x.creds = p, plan.Credentials
 	x.followFix(plan)
+}
+
+// settingsRegression reports a failure that persists from one run on but
+// whose cause is a setting outside the repository rather than a commit: a
+// credential refused for its permissions (an organisation's default token
+// permissions turned read-only, say) is fixed by the workflow declaring
+// what it needs, whichever commit happened to run first after the change.
+func (x *explainer) settingsRegression() bool {
+	return x.rule != nil && x.rule.Category == Credentials && x.family != nil && x.family.Fix != ""
 }
 
 // followFix makes the producer the place the fix changes, so that the chain

@@ -42,6 +42,11 @@ var recipes = map[string]recipe{
 		"https://github.com/nodejs/node-gyp/issues/2869",
 		"https://github.com/eclipse-thingweb/node-wot/pull/1155",
 	}, cases: []string{"eclipse-thingweb/node-wot"}},
+	"ghcr-packages-write": {fix: fixGHCRPackagesWrite, sources: []string{
+		"https://docs.github.com/en/packages/managing-github-packages-using-github-actions-workflows/publishing-and-installing-a-package-with-github-actions",
+		"https://github.blog/changelog/2023-02-02-github-actions-updating-the-default-github_token-permissions-to-read-only/",
+		"https://github.com/macbre/push-to-ghcr/pull/31",
+	}, cases: []string{"hyperledger/firefly-signer"}},
 	"playwright-install": {fix: fixPlaywrightInstall, sources: []string{
 		"https://github.com/microsoft/playwright/issues/19837",
 		"https://github.com/apify/apify-sdk-js/pull/495",

@@ -18,6 +18,9 @@ type Workflow struct {
 	DefaultWorkDir string
 	Env            map[string]Value
 	Jobs           []*Job
+	// HasPermissions is set when the workflow declares permissions for
+	// its jobs' token.
+	HasPermissions bool
 }
 
 // Job is one job of a workflow.
@@ -31,7 +34,9 @@ type Job struct {
 	With     map[string]Value
 	RunsOn   string
 	// RunsOnLine is the line of the runs-on value (0 without one).
-	RunsOnLine     int
+	RunsOnLine int
+	// HasPermissions is set when the job declares its token's permissions.
+	HasPermissions bool
 	TimeoutMinutes Value
 	DefaultShell   string
 	DefaultWorkDir string
@@ -141,6 +146,7 @@ func ParseWorkflow(path string, data []byte) (*Workflow, error) {
 		wf.DefaultShell = scalar(lookup(run, "shell"))
 		wf.DefaultWorkDir = scalar(lookup(run, "working-directory"))
 	}
+	wf.HasPermissions = lookup(root, "permissions") != nil
 	for _, p := range pairs(lookup(root, "jobs")) {
 		wf.Jobs = append(wf.Jobs, parseJob(p.Key, p.Value))
 	}
@@ -153,6 +159,7 @@ func parseJob(key, n *yaml.Node) *Job {
 		j.Uses, j.UsesLine = scalar(u), u.Line
 	}
 	j.With = stringMap(lookup(n, "with"))
+	j.HasPermissions = lookup(n, "permissions") != nil
 	if r := lookup(n, "runs-on"); r != nil {
 		j.RunsOn, j.RunsOnLine = strings.Join(scalarList(r), ","), r.Line
 	}

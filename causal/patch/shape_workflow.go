@@ -164,3 +164,74 @@ func AddStepKey(content []byte, step StepSpan, key, value string) ([]byte, error
 	}
 	return InsertLines(content, step.EndLine+1, []string{step.keyIndent() + key + ": " + value})
 }
+
+// SetJobPermission grants scope the access level in the permissions of the
+// job whose key is on line jobLine: it adds the key to the job's own
+// permissions map, or, when the job has none, inserts a block with base
+// (the scopes the job needs besides, "contents: read" say) and the scope.
+// A permissions value that is not a map (read-all, write-all) is left to
+// the maintainers.
+func SetJobPermission(content []byte, jobLine int, base []string, scope, level string) ([]byte, error) {
+	ls := lines(content)
+	if jobLine < 1 || jobLine > len(ls) {
+		return nil, fmt.Errorf("%w: job line %d", ErrShape, jobLine)
+	}
+	jobInd := indentOf(ls[jobLine-1])
+	end, childInd := len(ls), ""
+	for i := jobLine; i < len(ls); i++ {
+		l := ls[i]
+		if strings.TrimSpace(l) == "" || strings.HasPrefix(strings.TrimSpace(l), "#") {
+			continue
+		}
+		ind := indentOf(l)
+		if len(ind) <= len(jobInd) {
+			end = i
+			break
+		}
+		if childInd == "" {
+			childInd = ind
+		}
+	}
+	if childInd == "" {
+		return nil, fmt.Errorf("%w: the job has no keys", ErrShape)
+	}
+	for i := jobLine; i < end; i++ {
+		l := ls[i]
+		if indentOf(l) != childInd || !strings.HasPrefix(strings.TrimSpace(l), "permissions:") {
+			continue
+		}
+		if v := strings.TrimSpace(strings.TrimPrefix(strings.TrimSpace(l), "permissions:")); v != "" && !strings.HasPrefix(v, "#") {
+			return nil, fmt.Errorf("%w: the job's permissions are %q, not a map", ErrShape, v)
+		}
+		inner := ""
+		for j := i + 1; j < end; j++ {
+			if strings.TrimSpace(ls[j]) == "" {
+				continue
+			}
+			ind := indentOf(ls[j])
+			if len(ind) <= len(childInd) {
+				break
+			}
+			if inner == "" {
+				inner = ind
+			}
+			if k, _, ok := strings.Cut(strings.TrimSpace(ls[j]), ":"); ok && k == scope {
+				out := append([]string{}, ls...)
+				out[j] = inner + scope + ": " + level
+				return join(out), nil
+			}
+		}
+		if inner == "" {
+			inner = childInd + "  "
+		}
+		out := append(append(append([]string{}, ls[:i+1]...), inner+scope+": "+level), ls[i+1:]...)
+		return join(out), nil
+	}
+	block := []string{childInd + "permissions:"}
+	for _, b := range base {
+		block = append(block, childInd+"  "+b)
+	}
+	block = append(block, childInd+"  "+scope+": "+level)
+	out := append(append(append([]string{}, ls[:jobLine]...), block...), ls[jobLine:]...)
+	return join(out), nil
+}
