@@ -281,7 +281,12 @@ func (x *explainer) pinOf(l *loc, vertex string, dirs map[int]string) *pin {
 		}
 		return p
 	case locPython, locNode:
-		return at(x.runnerOf(l.File), "the log's stack trace is in a file this command runs")
+		if n := x.runnerOf(l.File); n != nil {
+			return at(n, "the log's stack trace is in a file this command runs")
+		}
+		// a console script's frame (".../bin/pip-audit", line 8, in
+		// <module>) names the program that raised
+		return at(x.programNamed(l.File), "the log's stack trace runs in this command's program")
 	}
 	return nil
 }
@@ -417,4 +422,24 @@ var spaces = regexp.MustCompile(`\s+`)
 
 func collapseSpaces(s string) string {
 	return strings.TrimSpace(spaces.ReplaceAllString(s, " "))
+}
+
+// programNamed returns the one command whose program is the executable a
+// stack frame's file is ("…/bin/pip-audit" → `pip-audit`), or nil.
+func (x *explainer) programNamed(file string) *harness.Node {
+	dir, name := path.Split(strings.ReplaceAll(file, "\\", "/"))
+	if name == "" || !strings.HasSuffix(strings.TrimSuffix(dir, "/"), "/bin") && !strings.HasSuffix(strings.TrimSuffix(dir, "/"), "/Scripts") {
+		return nil
+	}
+	name = strings.TrimSuffix(strings.ToLower(name), ".exe")
+	var found *harness.Node
+	for _, n := range x.tr.flat {
+		if n.Kind == harness.NodeCommand && n.Tool() == name {
+			if found != nil {
+				return nil // two commands run it: the frame does not say which
+			}
+			found = n
+		}
+	}
+	return found
 }
