@@ -14,6 +14,9 @@ var (
 	heapOOM   = regexp.MustCompile(`(?i)JavaScript heap out of memory`)
 	javaOOM   = regexp.MustCompile(`java\.lang\.OutOfMemoryError`)
 	pytestNum = regexp.MustCompile(`^(-n|--numprocesses)(=?)(.*)$`)
+	// linkerKilled is the system linker killed or crashing under memory or
+	// disk pressure while cargo links a binary.
+	linkerKilled = regexp.MustCompile(`\bld terminated with signal (?:7 \[Bus error\]|9 \[Killed\])|linking with .cc. failed: .*(?:signal: 9|SIGKILL)`)
 )
 
 // parallelNote says how the emitter is parallelised, for the OOM summary.
@@ -52,8 +55,12 @@ func fixCapParallelism(x *fixContext) (*fixPlan, error) {
 	if err != nil {
 		return nil, err
 	}
-	rationale := fmt.Sprintf("`%s` was killed for lack of memory%s. The patch %s, so its peak memory fits the runner; "+
-		"the work done is the same, it only runs with less concurrency, at some cost in time.", commandName(n), cite(append(x.ids["cause"], x.ids["emitter"]...)...), what)
+	tail := "the work done is the same, it only runs with less concurrency, at some cost in time."
+	if strings.Contains(what, "without debug info") {
+		tail = "the same code is built and tested; only a debugger would see less of it, and CI runs none."
+	}
+	rationale := fmt.Sprintf("`%s` was killed for lack of memory%s. The patch %s, so its peak memory fits the runner; %s",
+		commandName(n), cite(append(x.ids["cause"], x.ids["emitter"]...)...), what, tail)
 	return &fixPlan{Title: "Cap the parallelism of " + commandName(n), Rationale: rationale, Edits: []patch.FileEdit{edit(site, out)}}, nil
 }
 
@@ -100,6 +107,14 @@ func capEdit(x *fixContext, n *harness.Node, content []byte, line, end int) ([]b
 	case "gradle", "gradlew":
 		return replaceOrAdd(n, content, line, end, "--max-workers", "--max-workers=2", programWord(n))
 	case "cargo":
+		if linkerKilled.MatchString(cause) && !x.leftOut([]string{"astrid-runtime/astrid"}) {
+			// the linker holds every dependency's debug info; dropping it
+			// in CI is the fix maintainers choose for a killed link
+			// (windmill-labs/windmill#10088, astrid-runtime/astrid#955,
+			// faiscadev/fakecloud#828, iamnbutler/gpuikit#199)
+			out, err := patch.PrefixCommand(content, line, end, programWord(n), "CARGO_PROFILE_DEV_DEBUG=0 CARGO_PROFILE_TEST_DEBUG=0")
+			return out, "builds without debug info (CARGO_PROFILE_DEV_DEBUG=0 and CARGO_PROFILE_TEST_DEBUG=0), which is most of what the linker holds in memory and writes to disk", shapeErr(err)
+		}
 		// CARGO_BUILD_JOBS is cargo's build.jobs setting, the form
 		// maintainers use to cap it (gpu-eda/Jacquard#229,
 		// artifact-keeper/artifact-keeper#1515).

@@ -15,7 +15,11 @@ var ruleOOM = rule{ExplainsTests: true, ID: "resource-exhaustion/oom", Category:
 		`(?i)Out of memory: Killed process`, `(?i)cannot allocate memory`, `Gradle build daemon disappeared unexpectedly`,
 		`The runner has received a shutdown signal`, `lost communication with the server`,
 		`(?i)CUDA out of memory`, `MemoryError`, `\(signal: 9, SIGKILL: kill\)`, `terminated with signal 9\b`,
-		`(?i)\bsignal 9 \[Killed\]`),
+		`(?i)\bsignal 9 \[Killed\]`,
+		// the linker's output is written through mmap, so memory or disk
+		// pressure surfaces as SIGBUS (alphaonedev/ai-memory-mcp#3453,
+		// astrid-runtime/astrid#954, faiscadev/fakecloud#828)
+		`\bld terminated with signal 7 \[Bus error\]`),
 	Producer: roleEmitter, Fix: fixCapParallelism,
 	Summary: "{emitter_desc} ran out of memory on the runner and was killed: '{cause_short}'{cause_cite}. {parallel_note}",
 	Values:  map[string]summaryValue{"parallel_note": valueParallelNote}}
