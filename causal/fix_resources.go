@@ -42,6 +42,9 @@ func parallelNote(n *harness.Node) string {
 
 // fixCapParallelism caps the emitter's parallelism or heap.
 func fixCapParallelism(x *fixContext) (*fixPlan, error) {
+	if plan, err := fixGradleMetaspace(x); err == nil {
+		return plan, nil
+	}
 	n := x.fixTarget()
 	if n == nil {
 		return nil, noFix("the command that ran out of memory was not located")
